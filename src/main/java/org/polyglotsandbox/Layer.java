@@ -1,0 +1,28 @@
+package org.polyglotsandbox;
+
+/** An independent layer of enforcement; each denial and limit names the layer that acted. */
+public enum Layer {
+  /** GraalVM's {@code SandboxPolicy.CONSTRAINED} validation of engine and context settings. */
+  GRAALVM_CONSTRAINED("graalvm-constrained"),
+  /** The context's permissions: no host access, processes, threads, native code, sockets, environment. */
+  CONTEXT_PERMISSIONS("context-permissions"),
+  /** The per-run in-memory file system that checks every file operation against the mounts. */
+  VIRTUAL_FILE_SYSTEM("virtual-file-system"),
+  /** The watchdog that enforces deadlines and cancels runs. */
+  WATCHDOG("watchdog"),
+  /** GraalVM's statement counter ({@code ResourceLimits}). */
+  STATEMENT_LIMIT("statement-limit"),
+  /** The boundary that bounds output streams and copies results out as plain values. */
+  OUTPUT_BOUNDARY("output-boundary");
+
+  private final String id;
+
+  Layer(String id) {
+    this.id = id;
+  }
+
+  /** A stable name for reports and JSON. */
+  public String id() {
+    return id;
+  }
+}

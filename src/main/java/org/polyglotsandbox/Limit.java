@@ -1,0 +1,26 @@
+package org.polyglotsandbox;
+
+/** A resource cap that can end a run with {@link Outcome#LIMIT_EXCEEDED}. */
+public enum Limit {
+  /** {@link Limits#maxStatements()}: guest statements executed, counted by GraalVM. */
+  STATEMENTS("statements"),
+  /** {@link Limits#wallTime()}: the whole run's wall-clock deadline, enforced by the watchdog. */
+  WALL_TIME("wall_time"),
+  /** {@link Limits#maxOutputBytes()}: bytes written to stdout and stderr together. */
+  OUTPUT("output"),
+  /** {@link Limits#stackSize()}: guest recursion exhausted the run thread's stack. */
+  STACK("stack"),
+  /** {@link Limits#maxResultNodes()} and related: the result value was too large or too deep to copy out. */
+  RESULT("result");
+
+  private final String id;
+
+  Limit(String id) {
+    this.id = id;
+  }
+
+  /** A stable name for reports and JSON, such as {@code wall_time}. */
+  public String id() {
+    return id;
+  }
+}

@@ -1,0 +1,212 @@
+package org.polyglotsandbox;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The resource caps of every run: immutable, with conservative defaults. A run that reaches a cap ends
+ * with {@link Outcome#LIMIT_EXCEEDED} and the {@link Limit} that tripped; the sandbox itself keeps
+ * working.
+ *
+ * <p>Defaults: 100,000,000 statements, 10 s wall time, 1 MiB of output, an 8 MiB run-thread stack, and
+ * a result of at most 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters.
+ */
+public final class Limits {
+  private static final Limits DEFAULTS = new Builder().build();
+
+  private final long maxStatements;
+  private final Duration wallTime;
+  private final long maxOutputBytes;
+  private final long stackSize;
+  private final int maxResultNodes;
+  private final int maxResultDepth;
+  private final int maxResultStringLength;
+
+  private Limits(Builder b) {
+    this.maxStatements = b.maxStatements;
+    this.wallTime = b.wallTime;
+    this.maxOutputBytes = b.maxOutputBytes;
+    this.stackSize = b.stackSize;
+    this.maxResultNodes = b.maxResultNodes;
+    this.maxResultDepth = b.maxResultDepth;
+    this.maxResultStringLength = b.maxResultStringLength;
+  }
+
+  /** The default limits. */
+  public static Limits defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these limits. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Guest statements a run may execute, as counted by GraalVM's statement limit. */
+  public long maxStatements() {
+    return maxStatements;
+  }
+
+  /** The whole run's wall-clock deadline, from the start of the run to the copied-out result. */
+  public Duration wallTime() {
+    return wallTime;
+  }
+
+  /** Bytes a run may write to stdout and stderr together before it is stopped. */
+  public long maxOutputBytes() {
+    return maxOutputBytes;
+  }
+
+  /** The stack size in bytes of the thread each run executes on; bounds guest recursion. */
+  public long stackSize() {
+    return stackSize;
+  }
+
+  /** Values (scalars, list elements, map entries) the copied-out result may hold in total. */
+  public int maxResultNodes() {
+    return maxResultNodes;
+  }
+
+  /** How deeply lists and maps may nest in the copied-out result. */
+  public int maxResultDepth() {
+    return maxResultDepth;
+  }
+
+  /** Characters one string in the copied-out result may have. */
+  public int maxResultStringLength() {
+    return maxResultStringLength;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Limits l
+        && maxStatements == l.maxStatements
+        && wallTime.equals(l.wallTime)
+        && maxOutputBytes == l.maxOutputBytes
+        && stackSize == l.stackSize
+        && maxResultNodes == l.maxResultNodes
+        && maxResultDepth == l.maxResultDepth
+        && maxResultStringLength == l.maxResultStringLength;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(maxStatements, wallTime, maxOutputBytes, stackSize, maxResultNodes,
+        maxResultDepth, maxResultStringLength);
+  }
+
+  @Override
+  public String toString() {
+    return "Limits{statements=" + maxStatements + ", wallTime=" + wallTime + ", outputBytes=" + maxOutputBytes
+        + ", stackSize=" + stackSize + ", resultNodes=" + maxResultNodes + ", resultDepth=" + maxResultDepth
+        + ", resultStringLength=" + maxResultStringLength + "}";
+  }
+
+  /** Builds {@link Limits}; every setter rejects a non-positive or out-of-range value at once. */
+  public static final class Builder {
+    /** Smallest run-thread stack accepted: GraalPy needs a few hundred KiB just to start. */
+    public static final long MIN_STACK_SIZE = 1L << 20;
+    /** Largest run-thread stack accepted: unwinding a huge stack takes tens of seconds. */
+    public static final long MAX_STACK_SIZE = 64L << 20;
+
+    private long maxStatements = 100_000_000L;
+    private Duration wallTime = Duration.ofSeconds(10);
+    private long maxOutputBytes = 1L << 20;
+    private long stackSize = 8L << 20;
+    private int maxResultNodes = 100_000;
+    private int maxResultDepth = 64;
+    private int maxResultStringLength = 1 << 20;
+
+    private Builder() {}
+
+    private Builder(Limits l) {
+      maxStatements = l.maxStatements;
+      wallTime = l.wallTime;
+      maxOutputBytes = l.maxOutputBytes;
+      stackSize = l.stackSize;
+      maxResultNodes = l.maxResultNodes;
+      maxResultDepth = l.maxResultDepth;
+      maxResultStringLength = l.maxResultStringLength;
+    }
+
+    /** @see Limits#maxStatements() */
+    public Builder maxStatements(long statements) {
+      requirePositive("maxStatements", statements);
+      this.maxStatements = statements;
+      return this;
+    }
+
+    /** @see Limits#wallTime() */
+    public Builder wallTime(Duration wallTime) {
+      Objects.requireNonNull(wallTime, "wallTime");
+      if (wallTime.isNegative() || wallTime.isZero()) {
+        throw new IllegalArgumentException("wallTime (" + wallTime + ") must be positive");
+      }
+      if (wallTime.compareTo(Duration.ofDays(1)) > 0) {
+        throw new IllegalArgumentException("wallTime (" + wallTime + ") must be at most one day");
+      }
+      this.wallTime = wallTime;
+      return this;
+    }
+
+    /** @see Limits#maxOutputBytes() */
+    public Builder maxOutputBytes(long bytes) {
+      requirePositive("maxOutputBytes", bytes);
+      if (bytes > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("maxOutputBytes (" + bytes + ") must be below 2 GiB");
+      }
+      this.maxOutputBytes = bytes;
+      return this;
+    }
+
+    /** @see Limits#stackSize() */
+    public Builder stackSize(long bytes) {
+      if (bytes < MIN_STACK_SIZE || bytes > MAX_STACK_SIZE) {
+        throw new IllegalArgumentException(
+            "stackSize (" + bytes + ") must be between " + MIN_STACK_SIZE + " and " + MAX_STACK_SIZE + " bytes");
+      }
+      this.stackSize = bytes;
+      return this;
+    }
+
+    /** @see Limits#maxResultNodes() */
+    public Builder maxResultNodes(int nodes) {
+      requirePositive("maxResultNodes", nodes);
+      this.maxResultNodes = nodes;
+      return this;
+    }
+
+    /** @see Limits#maxResultDepth() */
+    public Builder maxResultDepth(int depth) {
+      requirePositive("maxResultDepth", depth);
+      if (depth > 1000) {
+        throw new IllegalArgumentException("maxResultDepth (" + depth + ") must be at most 1000");
+      }
+      this.maxResultDepth = depth;
+      return this;
+    }
+
+    /** @see Limits#maxResultStringLength() */
+    public Builder maxResultStringLength(int chars) {
+      requirePositive("maxResultStringLength", chars);
+      this.maxResultStringLength = chars;
+      return this;
+    }
+
+    /** Returns the immutable limits. */
+    public Limits build() {
+      return new Limits(this);
+    }
+
+    private static void requirePositive(String name, long value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(name + " (" + value + ") must be positive");
+      }
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package org.polyglotsandbox;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A host file or directory made visible to guest code at a guest path, with the file operations
+ * allowed on it.
+ *
+ * <p>The host content is <em>copied</em> into the run's in-memory file system when each run starts;
+ * guest code never opens the host file, and nothing it writes ever reaches the host. Symbolic links
+ * inside a mounted directory are not copied. A {@linkplain #scratch(String) scratch} mount is an
+ * empty writable directory with no host side.
+ */
+public final class Mount {
+  private static final Set<FileOperation> READ_ONLY = EnumSet.of(FileOperation.READ, FileOperation.LIST);
+
+  private final Path hostPath; // null for scratch
+  private final String guestPath;
+  private final Set<FileOperation> operations;
+
+  private Mount(Path hostPath, String guestPath, Set<FileOperation> operations) {
+    this.hostPath = hostPath;
+    this.guestPath = normalizeGuestPath(guestPath);
+    if (operations.isEmpty()) {
+      throw new IllegalArgumentException("mount " + this.guestPath + " allows no operation");
+    }
+    this.operations = Collections.unmodifiableSet(EnumSet.copyOf(operations));
+  }
+
+  /** Mounts a host file or directory that guest code may read and list, nothing else. */
+  public static Mount readOnly(Path hostPath, String guestPath) {
+    return new Mount(requireHost(hostPath, guestPath), guestPath, READ_ONLY);
+  }
+
+  /**
+   * Mounts a copy of a host file or directory that guest code may read, list, write, create and
+   * delete in. Changes stay in the run's memory and are discarded when the run ends.
+   */
+  public static Mount readWrite(Path hostPath, String guestPath) {
+    return new Mount(requireHost(hostPath, guestPath), guestPath, EnumSet.allOf(FileOperation.class));
+  }
+
+  /** Mounts a host file or directory with exactly the given operations allowed. */
+  public static Mount of(Path hostPath, String guestPath, Set<FileOperation> operations) {
+    Objects.requireNonNull(operations, "operations");
+    return new Mount(requireHost(hostPath, guestPath), guestPath, operations);
+  }
+
+  /** An empty, writable in-memory directory at {@code guestPath}, discarded when the run ends. */
+  public static Mount scratch(String guestPath) {
+    return new Mount(null, guestPath, EnumSet.allOf(FileOperation.class));
+  }
+
+  /** The host file or directory copied in, or empty for a scratch directory. */
+  public Optional<Path> hostPath() {
+    return Optional.ofNullable(hostPath);
+  }
+
+  /** The absolute, normalized guest path, such as {@code /data/sales.csv}. */
+  public String guestPath() {
+    return guestPath;
+  }
+
+  /** The operations allowed on this mount and everything below it. */
+  public Set<FileOperation> operations() {
+    return operations;
+  }
+
+  /** Whether guest code can change this mount's content (in memory only). */
+  public boolean isWritable() {
+    return operations.contains(FileOperation.WRITE)
+        || operations.contains(FileOperation.CREATE)
+        || operations.contains(FileOperation.DELETE);
+  }
+
+  private static Path requireHost(Path hostPath, String guestPath) {
+    if (hostPath == null) {
+      throw new IllegalArgumentException("mount " + guestPath + " needs a host path");
+    }
+    return hostPath.toAbsolutePath().normalize();
+  }
+
+  static String normalizeGuestPath(String guestPath) {
+    if (guestPath == null || guestPath.isEmpty()) {
+      throw new IllegalArgumentException("guest path must not be empty");
+    }
+    if (!guestPath.startsWith("/")) {
+      throw new IllegalArgumentException("guest path '" + guestPath + "' must be absolute (start with /)");
+    }
+    if (guestPath.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("guest path '" + guestPath.replace("\0", "\\0") + "' contains a NUL character");
+    }
+    StringBuilder out = new StringBuilder();
+    for (String part : guestPath.split("/")) {
+      if (part.isEmpty() || part.equals(".")) {
+        continue;
+      }
+      if (part.equals("..")) {
+        throw new IllegalArgumentException("guest path '" + guestPath + "' must not contain '..'");
+      }
+      out.append('/').append(part);
+    }
+    if (out.length() == 0) {
+      throw new IllegalArgumentException("guest path '" + guestPath + "' must not be the root directory");
+    }
+    return out.toString();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Mount m
+        && Objects.equals(hostPath, m.hostPath)
+        && guestPath.equals(m.guestPath)
+        && operations.equals(m.operations);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(hostPath, guestPath, operations);
+  }
+
+  @Override
+  public String toString() {
+    String ops = operations.equals(READ_ONLY) ? "ro"
+        : operations.equals(EnumSet.allOf(FileOperation.class)) ? "rw" : operations.toString();
+    return (hostPath == null ? "scratch" : hostPath.toString()) + " -> " + guestPath + " (" + ops + ")";
+  }
+}

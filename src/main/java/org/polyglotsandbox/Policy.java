@@ -1,0 +1,165 @@
+package org.polyglotsandbox;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What guest code may do: the languages it may be written in, the files it may see, and the limits of
+ * each run. Immutable; everything not listed is denied.
+ *
+ * <p>Denied by default and not grantable in this version: host files outside the mounts, network
+ * sockets, processes, threads, host classes and reflection, native libraries, environment variables,
+ * standard input, evaluation of another language, and ending the JVM. Guest code sees each of these
+ * as an ordinary error of its own language ({@code PermissionError}, {@code ReferenceError}, ...).
+ */
+public final class Policy {
+  private final Set<Language> languages;
+  private final List<Mount> mounts;
+  private final Limits limits;
+  private final String workingDirectory;
+
+  private Policy(Builder b) {
+    this.languages = Collections.unmodifiableSet(EnumSet.copyOf(b.languages));
+    this.mounts = List.copyOf(b.mounts);
+    this.limits = b.limits;
+    this.workingDirectory = b.workingDirectory;
+  }
+
+  /** A builder with nothing allowed and the default {@link Limits}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A policy that lets code in the given languages compute, print and return a value: nothing else. */
+  public static Policy computeOnly(Language first, Language... more) {
+    return builder().allowLanguages(first, more).build();
+  }
+
+  /** A builder holding this policy's settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** The languages guest code may be written in; never empty. */
+  public Set<Language> languages() {
+    return languages;
+  }
+
+  /** Whether code in this language may run. */
+  public boolean allows(Language language) {
+    return languages.contains(language);
+  }
+
+  /** The mounts, in the order declared; guest paths never overlap. */
+  public List<Mount> mounts() {
+    return mounts;
+  }
+
+  /** The limits of each run. */
+  public Limits limits() {
+    return limits;
+  }
+
+  /** The guest's current directory for relative paths; {@code /} unless set. */
+  public String workingDirectory() {
+    return workingDirectory;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Policy p
+        && languages.equals(p.languages)
+        && mounts.equals(p.mounts)
+        && limits.equals(p.limits)
+        && workingDirectory.equals(p.workingDirectory);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(languages, mounts, limits, workingDirectory);
+  }
+
+  @Override
+  public String toString() {
+    return "Policy{languages=" + languages.stream().map(Language::id).collect(Collectors.joining(","))
+        + ", mounts=" + mounts + ", workingDirectory=" + workingDirectory + ", " + limits + "}";
+  }
+
+  /** Builds a {@link Policy}; conflicts are rejected in {@link #build()} with a message naming them. */
+  public static final class Builder {
+    private final EnumSet<Language> languages = EnumSet.noneOf(Language.class);
+    private final List<Mount> mounts = new ArrayList<>();
+    private Limits limits = Limits.defaults();
+    private String workingDirectory = "/";
+
+    private Builder() {}
+
+    private Builder(Policy p) {
+      languages.addAll(p.languages);
+      mounts.addAll(p.mounts);
+      limits = p.limits;
+      workingDirectory = p.workingDirectory;
+    }
+
+    /** Allows guest code in these languages. */
+    public Builder allowLanguages(Language first, Language... more) {
+      languages.add(Objects.requireNonNull(first, "language"));
+      for (Language l : more) {
+        languages.add(Objects.requireNonNull(l, "language"));
+      }
+      return this;
+    }
+
+    /** Adds a mount. */
+    public Builder mount(Mount mount) {
+      mounts.add(Objects.requireNonNull(mount, "mount"));
+      return this;
+    }
+
+    /** Replaces the limits. */
+    public Builder limits(Limits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /** Sets the guest's working directory; it must be a mounted directory or lie below one. */
+    public Builder workingDirectory(String guestPath) {
+      this.workingDirectory = guestPath.equals("/") ? "/" : Mount.normalizeGuestPath(guestPath);
+      return this;
+    }
+
+    /**
+     * Returns the immutable policy.
+     *
+     * @throws IllegalArgumentException if no language is allowed, two mounts overlap, or the working
+     *     directory is not inside a mount
+     */
+    public Policy build() {
+      if (languages.isEmpty()) {
+        throw new IllegalArgumentException(
+            "policy allows no language: call allowLanguages(...) with JAVASCRIPT and/or PYTHON");
+      }
+      for (int i = 0; i < mounts.size(); i++) {
+        for (int j = i + 1; j < mounts.size(); j++) {
+          String a = mounts.get(i).guestPath();
+          String b = mounts.get(j).guestPath();
+          if (a.equals(b) || b.startsWith(a + "/") || a.startsWith(b + "/")) {
+            throw new IllegalArgumentException("mounts overlap at guest paths " + a + " and " + b);
+          }
+        }
+      }
+      if (!workingDirectory.equals("/")
+          && mounts.stream().noneMatch(m -> workingDirectory.equals(m.guestPath())
+              || workingDirectory.startsWith(m.guestPath() + "/"))) {
+        throw new IllegalArgumentException(
+            "working directory " + workingDirectory + " is not inside any mount");
+      }
+      return new Policy(this);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package org.polyglotsandbox;
+
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import org.graalvm.polyglot.Engine;
+import org.polyglotsandbox.internal.engine.ContextFactory;
+import org.polyglotsandbox.internal.engine.LogOutputStream;
+import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
+import org.polyglotsandbox.internal.limits.RunGuard;
+
+/**
+ * Runs untrusted JavaScript and Python under a deny-by-default {@link Policy}.
+ *
+ * <pre>{@code
+ * Policy policy = Policy.builder()
+ *     .allowLanguages(Language.PYTHON)
+ *     .mount(Mount.readOnly(Path.of("sales.csv"), "/data/sales.csv"))
+ *     .limits(Limits.builder().wallTime(Duration.ofSeconds(2)).build())
+ *     .build();
+ * try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).build()) {
+ *   ExecutionResult r = sandbox.run(Language.PYTHON, "len(open('/data/sales.csv').readlines())");
+ * }
+ * }</pre>
+ *
+ * <p>Every run gets a fresh context and a fresh in-memory file system holding only the mounts; the
+ * sandbox shares one GraalVM {@link Engine} across runs for code caching and nothing else. Runs are
+ * safe to start from many threads. {@link #run} never throws for anything guest code does.
+ */
+public final class PolyglotSandbox implements AutoCloseable {
+  private final Policy policy;
+  private final Engine engine;
+  private final InterpreterFiles interpreterFiles;
+  private final ScheduledExecutorService watchdog;
+  private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private PolyglotSandbox(Policy policy) {
+    this.policy = policy;
+    this.interpreterFiles = InterpreterFiles.locate();
+    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "polyglot-sandbox-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+    w.setRemoveOnCancelPolicy(true);
+    this.watchdog = Executors.unconfigurableScheduledExecutorService(w);
+    this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
+  }
+
+  /** A builder; a policy is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The policy every run follows. */
+  public Policy policy() {
+    return policy;
+  }
+
+  /**
+   * The Truffle runtime in use: {@code "GraalVM CE"} (or another compiler name) with the optimizing
+   * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
+   */
+  public String runtimeName() {
+    return engine.getImplementationName();
+  }
+
+  /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
+  public boolean isOptimizingRuntime() {
+    return !"Interpreted".equals(engine.getImplementationName());
+  }
+
+  /** Runs a program with no inputs. */
+  public ExecutionResult run(Language language, String code) {
+    return run(Script.of(language, code));
+  }
+
+  /**
+   * Runs one guest program in a fresh context and file system, and destroys both before returning.
+   *
+   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
+   *     is not plain data
+   * @throws IllegalStateException if the sandbox is closed
+   */
+  public ExecutionResult run(Script script) {
+    Objects.requireNonNull(script, "script");
+    if (closed) {
+      throw new IllegalStateException("sandbox is closed");
+    }
+    if (!policy.allows(script.language())) {
+      throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
+          + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
+    }
+    script.inputs().forEach((name, value) -> org.polyglotsandbox.internal.boundary.InputEncoder.toJson(name, value));
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, script);
+    active.add(run.guard());
+    try {
+      return run.execute();
+    } finally {
+      active.remove(run.guard());
+    }
+  }
+
+  /** Cancels running guests, then releases the engine and the watchdog. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    active.forEach(RunGuard::cancel);
+    watchdog.shutdown();
+    try {
+      engine.close(true);
+    } catch (RuntimeException e) {
+      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "engine did not close cleanly", e);
+    }
+  }
+
+  private void warmUp() {
+    // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
+    // class initialisation could fail and break every later context in the JVM.
+    for (Language language : policy.languages()) {
+      Policy warm = Policy.builder().allowLanguages(language).build();
+      ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog,
+          Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0))).execute();
+      if (!r.isOk()) {
+        throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
+            + r.errorMessage().orElse(""));
+      }
+      if (language == Language.PYTHON && !(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
+        throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
+            + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
+      }
+    }
+  }
+
+  /** Builds a {@link PolyglotSandbox}. */
+  public static final class Builder {
+    private Policy policy;
+
+    private Builder() {}
+
+    /** The policy every run follows. Required. */
+    public Builder policy(Policy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Creates the engine and warms up each allowed language (the first Python context in a JVM takes
+     * seconds).
+     *
+     * @throws IllegalStateException if no policy was set, or a mount's host path does not exist
+     */
+    public PolyglotSandbox build() {
+      if (policy == null) {
+        throw new IllegalStateException("no policy set: call policy(...) before build()");
+      }
+      for (Mount m : policy.mounts()) {
+        m.hostPath().ifPresent(p -> {
+          if (!Files.exists(p)) {
+            throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " does not exist");
+          }
+        });
+      }
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy);
+      try {
+        sandbox.warmUp();
+      } catch (RuntimeException e) {
+        sandbox.close();
+        throw e;
+      }
+      return sandbox;
+    }
+  }
+
+  private static final class WarmUp {
+    static String code(Language language) {
+      return switch (language) {
+        case JAVASCRIPT -> "function f(n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
+            + "let s = 0; for (let i = 0; i < 200; i++) { s += f(20); } s;";
+        case PYTHON -> "import sys\n"
+            + "def f(n):\n    return 0 if n <= 0 else 1 + f(n - 1)\n"
+            + "s = 0\nfor i in range(200):\n    s += f(20)\nsys.prefix";
+      };
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package org.polyglotsandbox.internal.boundary;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The guest's stdout and stderr: two buffers that share one byte budget. Past the budget, bytes are
+ * counted and dropped, and {@code onOverflow} runs once (it stops the run). Never blocks, never throws
+ * to the guest.
+ */
+public final class BoundedOutput {
+  private final long budget;
+  private final Runnable onOverflow;
+  private final AtomicLong written = new AtomicLong();
+  private final Stream out = new Stream();
+  private final Stream err = new Stream();
+  private volatile boolean overflowed;
+
+  public BoundedOutput(long budget, Runnable onOverflow) {
+    this.budget = budget;
+    this.onOverflow = onOverflow;
+  }
+
+  public OutputStream stdout() {
+    return out;
+  }
+
+  public OutputStream stderr() {
+    return err;
+  }
+
+  /** Bytes the guest wrote in total, including dropped ones. */
+  public long bytesWritten() {
+    return written.get();
+  }
+
+  public String stdoutText() {
+    return out.text();
+  }
+
+  public String stderrText() {
+    return err.text();
+  }
+
+  private final class Stream extends OutputStream {
+    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+
+    @Override
+    public void write(int b) {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      long before = written.getAndAdd(len);
+      long room = Math.max(0, budget - before);
+      int keep = (int) Math.min(room, len);
+      if (keep > 0) {
+        synchronized (kept) {
+          kept.write(b, off, keep);
+        }
+      }
+      if (keep < len && !overflowed) {
+        overflowed = true;
+        onOverflow.run();
+      }
+    }
+
+    String text() {
+      synchronized (kept) {
+        return kept.toString(StandardCharsets.UTF_8);
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package org.polyglotsandbox.internal.engine;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.ZoneOffset;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Engine;
+import org.graalvm.polyglot.EnvironmentAccess;
+import org.graalvm.polyglot.HostAccess;
+import org.graalvm.polyglot.PolyglotAccess;
+import org.graalvm.polyglot.ResourceLimits;
+import org.graalvm.polyglot.SandboxPolicy;
+import org.graalvm.polyglot.io.FileSystem;
+import org.graalvm.polyglot.io.IOAccess;
+import org.polyglotsandbox.Language;
+
+/**
+ * The one place engines and contexts are configured. Every permission is spelled out, denied, even
+ * where CONSTRAINED already denies it, so that a change of GraalVM defaults cannot open a door.
+ */
+public final class ContextFactory {
+  private ContextFactory() {}
+
+  /** A shared engine for code caching across runs; nothing else is shared. */
+  public static Engine newEngine(Iterable<Language> languages, OutputStream engineLog) {
+    String[] ids = ids(languages);
+    return Engine.newBuilder(ids)
+        .sandbox(SandboxPolicy.CONSTRAINED)
+        .out(OutputStream.nullOutputStream())
+        .err(engineLog)
+        .build();
+  }
+
+  /**
+   * A fresh single-language context on {@code engine}.
+   *
+   * <p>Host class lookup is left unconfigured on purpose: GraalJS then does not define {@code Java}.
+   */
+  public static Context newContext(Engine engine, Language language, FileSystem fileSystem,
+      OutputStream out, OutputStream err, ResourceLimits limits) {
+    return Context.newBuilder(language.id())
+        .engine(engine)
+        .sandbox(SandboxPolicy.CONSTRAINED)
+        .allowAllAccess(false)
+        .allowHostAccess(HostAccess.CONSTRAINED)
+        .allowHostClassLoading(false)
+        .allowNativeAccess(false)
+        .allowCreateProcess(false)
+        .allowCreateThread(false)
+        .allowEnvironmentAccess(EnvironmentAccess.NONE)
+        .allowPolyglotAccess(PolyglotAccess.NONE)
+        .allowInnerContextOptions(false)
+        .allowExperimentalOptions(false)
+        .allowValueSharing(false)
+        .allowIO(IOAccess.newBuilder().fileSystem(fileSystem).allowHostSocketAccess(false).build())
+        .useSystemExit(false)
+        .in(InputStream.nullInputStream())
+        .out(out)
+        .err(err)
+        .timeZone(ZoneOffset.UTC)
+        .resourceLimits(limits)
+        .build();
+  }
+
+  private static String[] ids(Iterable<Language> languages) {
+    java.util.List<String> ids = new java.util.ArrayList<>();
+    languages.forEach(l -> ids.add(l.id()));
+    return ids.toArray(String[]::new);
+  }
+}

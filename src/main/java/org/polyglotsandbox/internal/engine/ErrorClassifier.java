@@ -1,0 +1,130 @@
+package org.polyglotsandbox.internal.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import org.graalvm.polyglot.PolyglotException;
+import org.graalvm.polyglot.SourceSection;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.Outcome;
+
+/**
+ * Maps a {@link PolyglotException} to an outcome and a guest-facing message. Host detail (class
+ * names, host stack frames, host exception text) never makes it into the message.
+ */
+public final class ErrorClassifier {
+  /** The classification of one failure. */
+  public record Verdict(Outcome outcome, Limit limit, String message, List<String> stack, Integer exitStatus,
+      Operation denied) {}
+
+  private static final int MAX_FRAMES = 32;
+  private static final int MAX_MESSAGE = 4096;
+  private static final Pattern HOST_NAME = Pattern.compile(
+      "(?<![\\w/.\\-])(?:java|javax|jdk|sun|com\\.sun|com\\.oracle|org\\.graalvm|com\\.google|com\\.fasterxml|org\\.polyglotsandbox)"
+          + "(?:\\.[A-Za-z_$][\\w$]*)+");
+
+  private ErrorClassifier() {}
+
+  /** Classifies a failure when no limit tripped. */
+  public static Verdict classify(PolyglotException e) {
+    if (e.isExit()) {
+      int status = e.getExitStatus();
+      return new Verdict(status == 0 ? Outcome.OK : Outcome.GUEST_ERROR, null,
+          status == 0 ? null : "exited with status " + status, List.of(), status, null);
+    }
+    if (e.isSyntaxError()) {
+      return new Verdict(Outcome.SYNTAX_ERROR, null, withLocation(clean(e.getMessage()), e.getSourceLocation()),
+          List.of(), null, null);
+    }
+    if (e.isResourceExhausted() && !e.isCancelled()) {
+      String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+      if (m.contains("stack")) {
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, "stack limit exceeded: recursion too deep",
+            List.of(), null, null);
+      }
+    }
+    if (e.isInternalError() || e.isHostException()) {
+      Operation op = deniedOperation(String.valueOf(e.getMessage()));
+      if (op != null) {
+        return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
+            + " is not permitted in this sandbox", guestFrames(e), null, op);
+      }
+      return new Verdict(Outcome.INTERNAL_ERROR, null, "internal error in the sandbox", List.of(), null, null);
+    }
+    if (e.isCancelled()) {
+      return new Verdict(Outcome.INTERNAL_ERROR, null, "run cancelled by the host", List.of(), null, null);
+    }
+    return new Verdict(Outcome.GUEST_ERROR, null, clean(e.getMessage()), guestFrames(e), null, null);
+  }
+
+  /** Recognises GraalVM's own refusals that surface as host exceptions instead of guest errors. */
+  static Operation deniedOperation(String hostMessage) {
+    String m = hostMessage.toLowerCase(Locale.ROOT);
+    if (m.contains("process creation is not allowed") || m.contains("createprocess")) {
+      return Operation.PROCESS_SPAWN;
+    }
+    if ((m.contains("socket") || m.contains("getaddrinfo") || m.contains("gethostby") || m.contains("connect")
+        || m.contains("bind") || m.contains("listen") || m.contains("accept"))
+        && (m.contains("excluded") || m.contains("not allowed"))) {
+      return Operation.NETWORK_SOCKET;
+    }
+    if (m.contains("creating threads is not allowed") || m.contains("thread creation")) {
+      return Operation.THREAD_CREATE;
+    }
+    if (m.contains("native access is not allowed")) {
+      return Operation.NATIVE_ACCESS;
+    }
+    if (m.contains("host class") && m.contains("not allowed")) {
+      return Operation.HOST_ACCESS;
+    }
+    return null;
+  }
+
+  private static String describe(Operation op) {
+    return switch (op) {
+      case PROCESS_SPAWN -> "process creation";
+      case NETWORK_SOCKET -> "network access";
+      case THREAD_CREATE -> "thread creation";
+      case NATIVE_ACCESS -> "native access";
+      case HOST_ACCESS -> "host access";
+      default -> op.id();
+    };
+  }
+
+  /** Removes host class names and bounds the length of a message guest code produced or will see. */
+  public static String clean(String message) {
+    if (message == null) {
+      return "error";
+    }
+    String m = HOST_NAME.matcher(message).replaceAll("<host>");
+    return m.length() > MAX_MESSAGE ? m.substring(0, MAX_MESSAGE) + "... (" + (m.length() - MAX_MESSAGE)
+        + " more characters)" : m;
+  }
+
+  private static String withLocation(String message, SourceSection at) {
+    if (at == null || at.getSource() == null || message.contains(at.getSource().getName() + ":")) {
+      return message;
+    }
+    return message + " (" + at.getSource().getName() + ":" + at.getStartLine() + ")";
+  }
+
+  private static List<String> guestFrames(PolyglotException e) {
+    List<String> out = new ArrayList<>();
+    for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
+      if (!f.isGuestFrame()) {
+        continue;
+      }
+      SourceSection at = f.getSourceLocation();
+      String where = at == null || at.getSource() == null ? "<unknown>"
+          : at.getSource().getName() + ":" + at.getStartLine();
+      String name = f.getRootName();
+      out.add(clean(name == null || name.isEmpty() ? where : where + " (" + name + ")"));
+      if (out.size() == MAX_FRAMES) {
+        break;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,378 @@
+package org.polyglotsandbox.internal.filesystem;
+
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.AccessMode;
+import java.nio.file.CopyOption;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.internal.DenialSink;
+
+/**
+ * The run's file system: an in-memory Jimfs tree holding copies of the mounts, behind a polyglot
+ * {@link org.graalvm.polyglot.io.FileSystem} that checks every operation against the mount table.
+ *
+ * <p>Guest paths are parsed as host-typed {@link Path}s (so that GraalVM's composite file system can
+ * route the read-only interpreter files elsewhere), but they are only ever used as names: every
+ * operation is resolved, after normalization, inside Jimfs. Nothing here touches the host file system
+ * after the mounts are copied in.
+ *
+ * <p>Rules: a path inside a mount may have exactly the mount's operations. A directory on the way to a
+ * mount (such as {@code /} or {@code /data} for {@code /data/in.csv}) may be inspected and listed,
+ * showing only mounted entries. Everything else is denied with {@link AccessDeniedException}, which
+ * guest code sees as its language's permission error, and reported to the {@link DenialSink}. Links
+ * can never be created.
+ */
+public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem, AutoCloseable {
+  private static final int S_IFDIR = 0040000;
+  private static final int S_IFREG = 0100000;
+  private static final int S_IFLNK = 0120000;
+
+  private final java.nio.file.FileSystem memory;
+  private final List<Mount> mounts;
+  private final DenialSink denials;
+  private volatile Path workingDirectory;
+
+  private GuestFileSystem(java.nio.file.FileSystem memory, List<Mount> mounts, DenialSink denials, String cwd) {
+    this.memory = memory;
+    this.mounts = mounts;
+    this.denials = denials;
+    this.workingDirectory = Path.of(cwd);
+  }
+
+  /**
+   * Creates the file system for one run and copies the mounts in.
+   *
+   * @throws UncheckedIOException naming the guest path if a host mount cannot be read
+   */
+  public static GuestFileSystem create(List<Mount> mounts, String workingDirectory, DenialSink denials) {
+    java.nio.file.FileSystem memory = Jimfs.newFileSystem(Configuration.unix().toBuilder()
+        .setAttributeViews("basic", "owner", "posix", "unix")
+        .setWorkingDirectory("/")
+        .build());
+    try {
+      for (Mount m : mounts) {
+        MountCopier.copyIn(m, memory.getPath(m.guestPath()));
+      }
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(memory);
+      throw e instanceof RuntimeException re ? re : new UncheckedIOException((IOException) e);
+    }
+    return new GuestFileSystem(memory, mounts, denials, workingDirectory);
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(memory);
+  }
+
+  private static void closeQuietly(java.nio.file.FileSystem fs) {
+    try {
+      fs.close();
+    } catch (IOException ignored) {
+      // in-memory: nothing to release that the garbage collector won't
+    }
+  }
+
+  // ---- policy ----
+
+  private String guestPath(Path path) {
+    return toAbsolutePath(path).normalize().toString();
+  }
+
+  private Mount mountOf(String guestPath) {
+    for (Mount m : mounts) {
+      if (guestPath.equals(m.guestPath()) || guestPath.startsWith(m.guestPath() + "/")) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  private boolean isOnTheWayToAMount(String guestPath) {
+    if (guestPath.equals("/")) {
+      return true;
+    }
+    for (Mount m : mounts) {
+      if (m.guestPath().startsWith(guestPath + "/")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The Jimfs path for {@code path} if {@code op} is allowed there; otherwise reports and throws. */
+  private Path require(FileOperation op, Path path) throws AccessDeniedException {
+    String gp = guestPath(path);
+    Mount m = mountOf(gp);
+    if ((m != null && m.operations().contains(op))
+        || (m == null && op == FileOperation.LIST && isOnTheWayToAMount(gp))) {
+      return memory.getPath(gp);
+    }
+    throw deny(Operation.of(op), gp);
+  }
+
+  /**
+   * The Jimfs path for looking at {@code path}'s metadata: allowed inside the mounts and on the way to
+   * them, denied (and reported) everywhere else.
+   *
+   * <p>Angle-bracket pseudo file names such as {@code <frozen os>} or {@code <string>}, which
+   * interpreters probe while importing, are simply absent and not reported.
+   */
+  private Path requireVisible(Path path) throws IOException {
+    String gp = guestPath(path);
+    if (mountOf(gp) != null || isOnTheWayToAMount(gp)) {
+      return memory.getPath(gp);
+    }
+    Path name = path.getFileName();
+    if (name != null && name.toString().startsWith("<") && name.toString().endsWith(">")) {
+      throw new NoSuchFileException(gp);
+    }
+    throw deny(Operation.FILE_READ, gp);
+  }
+
+  private AccessDeniedException deny(Operation op, String guestPath) {
+    denials.denied(op, guestPath, Layer.VIRTUAL_FILE_SYSTEM);
+    return new AccessDeniedException(guestPath, null, "not permitted by the sandbox policy");
+  }
+
+  private static Path toGuest(Path memoryPath) {
+    return Path.of(memoryPath.toString());
+  }
+
+  // ---- paths ----
+
+  @Override
+  public Path parsePath(URI uri) {
+    if (!"file".equalsIgnoreCase(uri.getScheme())) {
+      throw new UnsupportedOperationException("only file: URIs are supported");
+    }
+    String p = uri.getPath();
+    if (p == null) {
+      throw new IllegalArgumentException("not a hierarchical file URI: " + uri);
+    }
+    return Path.of(p);
+  }
+
+  @Override
+  public Path parsePath(String path) {
+    return Path.of(path);
+  }
+
+  @Override
+  public Path toAbsolutePath(Path path) {
+    return path.isAbsolute() ? path : workingDirectory.resolve(path);
+  }
+
+  @Override
+  public void setCurrentWorkingDirectory(Path currentWorkingDirectory) {
+    if (!currentWorkingDirectory.isAbsolute()) {
+      throw new IllegalArgumentException("working directory must be absolute");
+    }
+    this.workingDirectory = currentWorkingDirectory.normalize();
+  }
+
+  @Override
+  public Path toRealPath(Path path, LinkOption... linkOptions) throws IOException {
+    return toGuest(requireVisible(path).toRealPath(linkOptions));
+  }
+
+  @Override
+  public Path getTempDirectory() {
+    return Path.of("/tmp");
+  }
+
+  @Override
+  public boolean isSameFile(Path path1, Path path2, LinkOption... options) throws IOException {
+    return Files.isSameFile(requireVisible(path1), requireVisible(path2));
+  }
+
+  // ---- metadata ----
+
+  @Override
+  public void checkAccess(Path path, Set<? extends AccessMode> modes, LinkOption... linkOptions)
+      throws IOException {
+    Path p = requireVisible(path);
+    String gp = p.toString();
+    Mount m = mountOf(gp);
+    if (modes.contains(AccessMode.EXECUTE) && !Files.isDirectory(p, linkOptions)) {
+      throw new AccessDeniedException(gp, null, "not executable");
+    }
+    if (modes.contains(AccessMode.WRITE) && (m == null || !m.isWritable())) {
+      throw new AccessDeniedException(gp, null, "read-only");
+    }
+    p.getFileSystem().provider().checkAccess(p);
+  }
+
+  @Override
+  public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options)
+      throws IOException {
+    Path p = requireVisible(path);
+    Map<String, Object> attrs = new HashMap<>(Files.readAttributes(p, attributes, options));
+    // GraalPy's stat() expects the POSIX shape: 64-bit ino/dev/nlink and file-type bits in the mode.
+    for (String key : List.of("ino", "dev", "rdev")) {
+      if (attrs.get(key) instanceof Number n) {
+        attrs.put(key, n.longValue());
+      }
+    }
+    if (attrs.get("mode") instanceof Number mode) {
+      BasicFileAttributes basic = Files.readAttributes(p, BasicFileAttributes.class, options);
+      int type = basic.isDirectory() ? S_IFDIR : basic.isSymbolicLink() ? S_IFLNK : S_IFREG;
+      attrs.put("mode", (mode.intValue() & 07777) | type);
+    }
+    return attrs;
+  }
+
+  @Override
+  public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
+    Files.setAttribute(require(FileOperation.WRITE, path), attribute, value, options);
+  }
+
+  @Override
+  public Path readSymbolicLink(Path link) throws IOException {
+    return toGuest(Files.readSymbolicLink(requireVisible(link)));
+  }
+
+  // ---- content ----
+
+  @Override
+  public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
+      throws IOException {
+    String gp = guestPath(path);
+    Path p = memory.getPath(gp);
+    boolean exists = Files.exists(p, LinkOption.NOFOLLOW_LINKS);
+    boolean write = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
+    boolean create = options.contains(StandardOpenOption.CREATE_NEW)
+        || (options.contains(StandardOpenOption.CREATE) && !exists);
+    EnumSet<FileOperation> needed = EnumSet.noneOf(FileOperation.class);
+    if (!write || options.contains(StandardOpenOption.READ)) {
+      needed.add(FileOperation.READ);
+    }
+    if (write && (exists || !create)) {
+      needed.add(FileOperation.WRITE);
+    }
+    if (create) {
+      needed.add(FileOperation.CREATE);
+    }
+    if (options.contains(StandardOpenOption.DELETE_ON_CLOSE)) {
+      needed.add(FileOperation.DELETE);
+    }
+    for (FileOperation op : needed) {
+      require(op, path);
+    }
+    return Files.newByteChannel(p, options, attrs);
+  }
+
+  @Override
+  public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
+      throws IOException {
+    Path p = require(FileOperation.LIST, dir);
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(p)) {
+      for (Path entry : stream) {
+        Path guest = toGuest(entry);
+        if (filter == null || filter.accept(guest)) {
+          entries.add(guest);
+        }
+      }
+    }
+    return new DirectoryStream<>() {
+      @Override
+      public Iterator<Path> iterator() {
+        return entries.iterator();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  @Override
+  public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
+    Files.createDirectory(require(FileOperation.CREATE, dir), attrs);
+  }
+
+  @Override
+  public void delete(Path path) throws IOException {
+    Path p = require(FileOperation.DELETE, path);
+    if (mountOf(p.toString()).guestPath().equals(p.toString())) {
+      throw new FileSystemException(p.toString(), null, "a mount point cannot be deleted");
+    }
+    Files.delete(p);
+  }
+
+  @Override
+  public void copy(Path source, Path target, CopyOption... options) throws IOException {
+    Path from = require(FileOperation.READ, source);
+    Path to = requireTarget(target, options);
+    Files.copy(from, to, withoutFollowingLinks(options));
+  }
+
+  @Override
+  public void move(Path source, Path target, CopyOption... options) throws IOException {
+    Path from = require(FileOperation.DELETE, source);
+    Path to = requireTarget(target, options);
+    if (mountOf(from.toString()).guestPath().equals(from.toString())) {
+      throw new FileSystemException(from.toString(), null, "a mount point cannot be moved");
+    }
+    Files.move(from, to, withoutFollowingLinks(options));
+  }
+
+  private Path requireTarget(Path target, CopyOption... options) throws IOException {
+    Path to = require(FileOperation.CREATE, target);
+    if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+      require(FileOperation.WRITE, target);
+      if (!List.of(options).contains(StandardCopyOption.REPLACE_EXISTING)) {
+        throw new java.nio.file.FileAlreadyExistsException(to.toString());
+      }
+    }
+    return to;
+  }
+
+  private static CopyOption[] withoutFollowingLinks(CopyOption... options) {
+    List<CopyOption> out = new ArrayList<>(List.of(options));
+    out.remove(LinkOption.NOFOLLOW_LINKS);
+    out.add(LinkOption.NOFOLLOW_LINKS);
+    return out.toArray(CopyOption[]::new);
+  }
+
+  @Override
+  public void createLink(Path link, Path existing) throws IOException {
+    throw deny(Operation.FILE_LINK, guestPath(link));
+  }
+
+  @Override
+  public void createSymbolicLink(Path link, Path target, FileAttribute<?>... attrs) throws IOException {
+    throw deny(Operation.FILE_LINK, guestPath(link));
+  }
+
+  /** Only for tests and diagnostics: whether a guest path exists in the run's memory. */
+  public boolean existsInMemory(String guestPath) {
+    return Files.exists(memory.getPath(guestPath), LinkOption.NOFOLLOW_LINKS);
+  }
+}

@@ -1,0 +1,86 @@
+package org.polyglotsandbox.internal.filesystem;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.graalvm.polyglot.io.FileSystem;
+
+/**
+ * The interpreter's own files: GraalPy's standard library, which GraalVM extracts once into a host
+ * cache directory shared by every context and every later JVM.
+ *
+ * <p>GraalVM's {@code allowInternalResourceAccess} grants read-<em>write</em> access to that whole
+ * cache, whatever file system it wraps, so a guest could poison the standard library for every later
+ * task. Here the cache is reached only through a read-only wrapper, and only below the Python home;
+ * every other path goes to the run's {@link GuestFileSystem}.
+ */
+public final class InterpreterFiles {
+  private final List<Path> pythonHomes;
+
+  private InterpreterFiles(List<Path> pythonHomes) {
+    this.pythonHomes = pythonHomes;
+  }
+
+  /** Locates the cache the way GraalVM does: the system property, then XDG_CACHE_HOME, then ~/.cache. */
+  public static InterpreterFiles locate() {
+    Path root;
+    String property = System.getProperty("polyglot.engine.userResourceCache");
+    if (property != null && !property.isBlank()) {
+      root = Path.of(property);
+    } else {
+      String xdg = System.getenv("XDG_CACHE_HOME");
+      Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+      root = base.resolve("org.graalvm.polyglot");
+    }
+    Path home = root.toAbsolutePath().normalize().resolve("python").resolve("python-home");
+    List<Path> homes = new ArrayList<>();
+    homes.add(home);
+    try {
+      Path real = home.toRealPath();
+      if (!real.equals(home)) {
+        homes.add(real);
+      }
+    } catch (IOException notExtractedYet) {
+      // GraalPy extracts it on first use; the configured path is the one it will use.
+    }
+    return new InterpreterFiles(List.copyOf(homes));
+  }
+
+  /** The directories GraalPy's home may be in (the configured path and its real path). */
+  public List<Path> pythonHomes() {
+    return pythonHomes;
+  }
+
+  /** Whether a guest path (normalized) lies inside GraalPy's home. */
+  public boolean isPythonHome(Path path) {
+    Path p = path.isAbsolute() ? path.normalize() : path.toAbsolutePath().normalize();
+    for (Path home : pythonHomes) {
+      if (p.startsWith(home)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code prefix}, as reported by a running GraalPy, lies where this class expects the home. */
+  public boolean containsPrefix(String prefix) {
+    return isPythonHome(Path.of(prefix));
+  }
+
+  /**
+   * The file system for a Python run: the run's own file system, with the Python home readable and
+   * never writable.
+   */
+  public FileSystem forPython(GuestFileSystem guest) {
+    FileSystem readOnlyHome = FileSystem.newReadOnlyFileSystem(
+        FileSystem.allowInternalResourceAccess(FileSystem.newDenyIOFileSystem()));
+    return FileSystem.newCompositeFileSystem(guest, FileSystem.Selector.of(readOnlyHome, this::isPythonHome));
+  }
+
+  /** Whether the Python home exists on the host yet (it is extracted by the first Python context). */
+  public boolean isExtracted() {
+    return pythonHomes.stream().anyMatch(Files::isDirectory);
+  }
+}

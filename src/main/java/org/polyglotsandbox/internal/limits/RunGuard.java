@@ -1,0 +1,120 @@
+package org.polyglotsandbox.internal.limits;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import org.graalvm.polyglot.Context;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.SandboxEvent;
+import org.polyglotsandbox.internal.DenialSink;
+
+/**
+ * One run's enforcement state: the events so far, the first limit that tripped, and the means to
+ * cancel the guest. Thread-safe: the guest thread, the watchdog and the caller all use it.
+ *
+ * <p>The first tripped limit wins and decides the outcome, whatever exception the engine raises
+ * afterwards (GraalPy, for one, surfaces a statement limit as an internal error).
+ */
+public final class RunGuard implements DenialSink {
+  /** What tripped first. */
+  public record Trip(Limit limit, String detail) {}
+
+  private static final int MAX_EVENTS = 1000;
+
+  private final Executor canceller;
+  private final AtomicReference<Trip> trip = new AtomicReference<>();
+  private final List<SandboxEvent> events = new ArrayList<>();
+  private final Set<String> seenDenials = new HashSet<>();
+  private int droppedEvents;
+  private volatile Context context;
+  private volatile boolean cancelled;
+
+  /** @param canceller runs {@code close(true)} off the guest thread */
+  public RunGuard(Executor canceller) {
+    this.canceller = canceller;
+  }
+
+  /** Sets the context to cancel; if a limit already tripped, cancels it at once. */
+  public void attach(Context context) {
+    this.context = context;
+    if (trip.get() != null || cancelled) {
+      cancel();
+    }
+  }
+
+  @Override
+  public void denied(Operation operation, String target, Layer layer) {
+    // Interpreters retry the same lookup several times; one event per distinct attempt is enough.
+    synchronized (this) {
+      if (!seenDenials.add(operation.id() + "\0" + target + "\0" + layer.id())) {
+        return;
+      }
+    }
+    add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
+  }
+
+  /**
+   * Records that a limit tripped and cancels the guest; later trips are ignored.
+   *
+   * @return whether this was the first trip
+   */
+  public boolean trip(Limit limit, String detail, Layer layer, boolean cancelGuest) {
+    if (!trip.compareAndSet(null, new Trip(limit, detail))) {
+      return false;
+    }
+    add(new SandboxEvent.LimitExceeded(Instant.now(), limit, detail, layer));
+    if (cancelGuest) {
+      cancel();
+    }
+    return true;
+  }
+
+  /** Cancels the guest without a limit (the host gave up on the run or the sandbox is closing). */
+  public void cancel() {
+    cancelled = true;
+    Context c = context;
+    if (c != null) {
+      canceller.execute(() -> {
+        try {
+          c.close(true);
+        } catch (RuntimeException alreadyDeadOrClosing) {
+          // A context whose limit tripped rethrows from close(); it is stopped either way.
+        }
+      });
+    }
+  }
+
+  /** The first limit that tripped, or null. */
+  public Trip tripped() {
+    return trip.get();
+  }
+
+  /** Whether the run was cancelled by the host or a limit. */
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  /** A snapshot of the events, oldest first. */
+  public synchronized List<SandboxEvent> events() {
+    return List.copyOf(events);
+  }
+
+  /** Events that were not kept because the run produced more than {@value #MAX_EVENTS}. */
+  public synchronized int droppedEvents() {
+    return droppedEvents;
+  }
+
+  private synchronized void add(SandboxEvent event) {
+    if (events.size() < MAX_EVENTS || event instanceof SandboxEvent.LimitExceeded) {
+      events.add(event);
+    } else {
+      droppedEvents++;
+    }
+  }
+}
