@@ -26,6 +26,7 @@ import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
+import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.limits.RunGuard;
 
 /**
@@ -128,6 +129,9 @@ final class GuestRun {
           script.language() == Language.PYTHON ? interpreterFiles.forPython(fs) : fs,
           output.stdout(), output.stderr(), statementLimit);
       guard.attach(context);
+      if (script.language() == Language.JAVASCRIPT) {
+        JavaScriptFileApi.install(context, fs);
+      }
       bindInputs(context);
       Value value = context.eval(Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral());
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);

@@ -127,7 +127,9 @@ public final class PolyglotSandbox implements AutoCloseable {
     // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
     // class initialisation could fail and break every later context in the JVM.
     for (Language language : policy.languages()) {
-      Policy warm = Policy.builder().allowLanguages(language).build();
+      // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
+      Policy warm = Policy.builder().allowLanguages(language)
+          .limits(Limits.builder().wallTime(java.time.Duration.ofMinutes(3)).build()).build();
       ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog,
           Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0))).execute();
       if (!r.isOk()) {

@@ -47,6 +47,9 @@ public final class ErrorClassifier {
     }
     if (e.isInternalError() || e.isHostException()) {
       Operation op = deniedOperation(String.valueOf(e.getMessage()));
+      if (op == null && loadsNativeCode(e)) {
+        op = Operation.NATIVE_ACCESS;
+      }
       if (op != null) {
         return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
             + " is not permitted in this sandbox", guestFrames(e), null, op);
@@ -80,6 +83,20 @@ public final class ErrorClassifier {
       return Operation.HOST_ACCESS;
     }
     return null;
+  }
+
+  /**
+   * GraalPy's ctypes and C API need native access; without it they fail inside the engine instead of
+   * raising a Python error.
+   */
+  private static boolean loadsNativeCode(PolyglotException e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      String c = frame.getClassName();
+      if (c.contains(".cext.") || c.contains(".ctypes.") || c.contains(".nfi.")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String describe(Operation op) {

@@ -18,6 +18,9 @@ import org.graalvm.polyglot.io.FileSystem;
  */
 public final class InterpreterFiles {
   private final List<Path> pythonHomes;
+  // Stateless; shared by every Python run of the sandbox.
+  private final FileSystem readOnlyHome = FileSystem.newReadOnlyFileSystem(
+      FileSystem.allowInternalResourceAccess(FileSystem.newDenyIOFileSystem()));
 
   private InterpreterFiles(List<Path> pythonHomes) {
     this.pythonHomes = pythonHomes;
@@ -74,9 +77,7 @@ public final class InterpreterFiles {
    * never writable.
    */
   public FileSystem forPython(GuestFileSystem guest) {
-    FileSystem readOnlyHome = FileSystem.newReadOnlyFileSystem(
-        FileSystem.allowInternalResourceAccess(FileSystem.newDenyIOFileSystem()));
-    return FileSystem.newCompositeFileSystem(guest, FileSystem.Selector.of(readOnlyHome, this::isPythonHome));
+    return new PythonFileSystem(guest, readOnlyHome, this::isPythonHome);
   }
 
   /** Whether the Python home exists on the host yet (it is extracted by the first Python context). */

@@ -1,0 +1,80 @@
+package org.polyglotsandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.regex.Pattern;
+import org.assertj.core.api.AbstractAssert;
+
+/** Domain assertions: {@code assertThatRun(result).wasDeniedBy(Operation.FILE_READ, "/etc/passwd")}. */
+final class SandboxAssertions extends AbstractAssert<SandboxAssertions, ExecutionResult> {
+  private static final Pattern HOST_DETAIL = Pattern.compile(
+      "\\b(?:java\\.|javax\\.|jdk\\.internal|sun\\.|com\\.oracle\\.|org\\.graalvm\\.|org\\.polyglotsandbox\\.)"
+          + "|\\bat [\\w.$]+\\(");
+
+  private SandboxAssertions(ExecutionResult actual) {
+    super(actual, SandboxAssertions.class);
+  }
+
+  static SandboxAssertions assertThatRun(ExecutionResult result) {
+    return new SandboxAssertions(result);
+  }
+
+  SandboxAssertions isOk() {
+    isNotNull();
+    if (!actual.isOk()) {
+      failWithMessage("expected OK but was %s", actual);
+    }
+    return this;
+  }
+
+  SandboxAssertions hasOutcome(Outcome outcome) {
+    isNotNull();
+    if (actual.outcome() != outcome) {
+      failWithMessage("expected %s but was %s", outcome, actual);
+    }
+    return this;
+  }
+
+  SandboxAssertions hasValue(Object value) {
+    isOk();
+    assertThat(actual.value()).as("value of %s", actual).isEqualTo(value);
+    return this;
+  }
+
+  SandboxAssertions wasStoppedBy(Limit limit) {
+    hasOutcome(Outcome.LIMIT_EXCEEDED);
+    assertThat(actual.limit()).as("limit of %s", actual).contains(limit);
+    assertThat(actual.events()).as("events of %s", actual)
+        .anySatisfy(e -> assertThat(e).isInstanceOfSatisfying(SandboxEvent.LimitExceeded.class,
+            l -> assertThat(l.limit()).isEqualTo(limit)));
+    return this;
+  }
+
+  /** The run recorded a denial of {@code operation} whose target contains {@code target}. */
+  SandboxAssertions recordedDenial(Operation operation, String target) {
+    isNotNull();
+    assertThat(actual.deniedOperations()).as("denied operations of %s", actual)
+        .anySatisfy(d -> {
+          assertThat(d.operation()).isEqualTo(operation);
+          assertThat(d.target()).contains(target);
+        });
+    return this;
+  }
+
+  /** The program's value says its attempt raised (see {@link GuestCode#attempt}). */
+  SandboxAssertions attemptWasDenied() {
+    isOk();
+    assertThat(actual.value()).as("attempt result").asString().startsWith("DENIED");
+    return this;
+  }
+
+  /** Nothing the guest can see or produced carries a host class name or host stack frame. */
+  SandboxAssertions leaksNoHostDetail() {
+    isNotNull();
+    for (String text : new String[] {actual.errorMessage().orElse(""), String.valueOf(actual.value()),
+        actual.stdout(), actual.stderr(), String.join("\n", actual.guestStackTrace())}) {
+      assertThat(HOST_DETAIL.matcher(text).find()).as("host detail in '%s'", text).isFalse();
+    }
+    return this;
+  }
+}
