@@ -1,0 +1,82 @@
+package org.polyglotsandbox.cli;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.SandboxEvent;
+
+/**
+ * The default, human-readable form of a result:
+ *
+ * <pre>
+ * value: 42
+ * guest stdout:
+ *   | hello
+ * outcome: OK | wall time: 38 ms | output: 6 bytes | denied: 0
+ * </pre>
+ *
+ * <p>First the value (as JSON), or the error and its guest stack, then the guest's stdout and stderr if
+ * it wrote any, each line behind a {@code |} so guest text cannot pass itself off as the report, then
+ * one report line. Every piece of guest text is escaped with {@link Text#escape}.
+ */
+final class HumanReport {
+  /** Denied operations listed by name in the report line; the rest are counted. */
+  static final int DENIALS_SHOWN = 3;
+
+  private HumanReport() {}
+
+  static void print(ExecutionResult r, PrintStream out) {
+    if (r.isOk()) {
+      out.println("value: " + ResultJson.write(ResultJson.value(r.value())));
+    } else {
+      String label = switch (r.outcome()) {
+        case SYNTAX_ERROR -> "syntax error: ";
+        case LIMIT_EXCEEDED -> "stopped: ";
+        case INTERNAL_ERROR -> "internal error: ";
+        default -> "guest error: ";
+      };
+      // A multi-line message (a syntax error's caret line) keeps its lines, indented under the label.
+      String message = Text.escape(r.errorMessage().orElse(r.outcome().name()).stripTrailing());
+      out.println(label + message.replace("\n", "\n    "));
+      for (String frame : r.guestStackTrace()) {
+        out.println("    at " + Text.escapeLine(frame));
+      }
+    }
+    stream("guest stdout", r.stdout(), out);
+    stream("guest stderr", r.stderr(), out);
+    out.println(reportLine(r));
+  }
+
+  /** The one-line summary: outcome, limit, exit status, wall time, output bytes, denials. */
+  static String reportLine(ExecutionResult r) {
+    StringBuilder s = new StringBuilder("outcome: ").append(r.outcome().name());
+    r.limit().ifPresent(l -> s.append(" (").append(l.id()).append(')'));
+    r.exitStatus().ifPresent(status -> s.append(" | exit status: ").append(status));
+    s.append(" | wall time: ").append(Durations.format(r.usage().wallTime()));
+    r.usage().statements().ifPresent(n -> s.append(" | statements: ").append(n));
+    s.append(" | output: ").append(r.usage().outputBytes()).append(r.usage().outputBytes() == 1 ? " byte" : " bytes");
+    List<SandboxEvent.DeniedOperation> denied = r.deniedOperations();
+    s.append(" | denied: ").append(denied.size());
+    if (!denied.isEmpty()) {
+      s.append(" (")
+          .append(denied.stream().limit(DENIALS_SHOWN)
+              .map(d -> d.operation().id() + " " + Text.escapeLine(d.target()))
+              .collect(Collectors.joining(", ")))
+          .append(denied.size() > DENIALS_SHOWN ? ", ..." : "")
+          .append(')');
+    }
+    return s.toString();
+  }
+
+  private static void stream(String label, String text, PrintStream out) {
+    if (text.isEmpty()) {
+      return;
+    }
+    out.println(label + ":");
+    String body = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+    for (String line : body.split("\n", -1)) {
+      out.println("  | " + Text.escape(line));
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package org.polyglotsandbox.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.SandboxEvent;
+
+/**
+ * The {@code --json} form of a result: one JSON object with {@code outcome}, {@code limit},
+ * {@code value}, {@code error}, {@code stdout}, {@code stderr}, {@code usage}, {@code events},
+ * {@code exitStatus} and {@code guestStackTrace}. The text has no raw control characters, so it is safe
+ * on a terminal as well as to a parser.
+ */
+final class ResultJson {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  static {
+    JSON.getFactory().setCharacterEscapes(new TerminalSafeEscapes());
+  }
+
+  private ResultJson() {}
+
+  /** The result as one line of JSON. */
+  static String toJson(ExecutionResult r) {
+    return write(toTree(r));
+  }
+
+  /** The result as a JSON tree, fields in the documented order. */
+  static ObjectNode toTree(ExecutionResult r) {
+    ObjectNode o = NODES.objectNode();
+    o.put("outcome", r.outcome().name());
+    o.put("limit", r.limit().map(Limit::id).orElse(null));
+    o.set("value", value(r.value()));
+    o.put("error", r.errorMessage().orElse(null));
+    o.put("stdout", r.stdout());
+    o.put("stderr", r.stderr());
+    ObjectNode usage = o.putObject("usage");
+    usage.put("wallTimeMillis", r.usage().wallTime().toMillis());
+    if (r.usage().statements().isPresent()) {
+      usage.put("statements", r.usage().statements().getAsLong());
+    } else {
+      usage.putNull("statements");
+    }
+    usage.put("outputBytes", r.usage().outputBytes());
+    ArrayNode events = o.putArray("events");
+    for (SandboxEvent e : r.events()) {
+      events.add(event(e));
+    }
+    if (r.exitStatus().isPresent()) {
+      o.put("exitStatus", r.exitStatus().getAsInt());
+    } else {
+      o.putNull("exitStatus");
+    }
+    ArrayNode stack = o.putArray("guestStackTrace");
+    r.guestStackTrace().forEach(stack::add);
+    return o;
+  }
+
+  /**
+   * A result value as JSON: numbers stay numbers (BigInteger exactly), NaN and the infinities become the
+   * strings {@code "NaN"}, {@code "Infinity"} and {@code "-Infinity"}.
+   */
+  static JsonNode value(Object v) {
+    if (v == null) {
+      return NODES.nullNode();
+    }
+    if (v instanceof Boolean b) {
+      return NODES.booleanNode(b);
+    }
+    if (v instanceof Long l) {
+      return NODES.numberNode(l);
+    }
+    if (v instanceof Integer i) {
+      return NODES.numberNode(i);
+    }
+    if (v instanceof BigInteger b) {
+      return NODES.numberNode(b);
+    }
+    if (v instanceof Double d) {
+      return d.isNaN() || d.isInfinite() ? NODES.textNode(d.toString()) : NODES.numberNode(d);
+    }
+    if (v instanceof String s) {
+      return NODES.textNode(s);
+    }
+    if (v instanceof List<?> list) {
+      ArrayNode a = NODES.arrayNode(list.size());
+      list.forEach(e -> a.add(value(e)));
+      return a;
+    }
+    if (v instanceof Map<?, ?> map) {
+      ObjectNode o = NODES.objectNode();
+      map.forEach((k, e) -> o.set(String.valueOf(k), value(e)));
+      return o;
+    }
+    return NODES.textNode(String.valueOf(v)); // not produced by the library; shown rather than dropped
+  }
+
+  private static ObjectNode event(SandboxEvent e) {
+    ObjectNode o = NODES.objectNode();
+    switch (e) {
+      case SandboxEvent.DeniedOperation d -> {
+        o.put("type", "denied_operation");
+        o.put("time", d.time().toString());
+        o.put("operation", d.operation().id());
+        o.put("target", d.target());
+        o.put("layer", d.layer().id());
+      }
+      case SandboxEvent.LimitExceeded l -> {
+        o.put("type", "limit_exceeded");
+        o.put("time", l.time().toString());
+        o.put("limit", l.limit().id());
+        o.put("detail", l.detail());
+        o.put("layer", l.layer().id());
+      }
+    }
+    return o;
+  }
+
+  /** One line of JSON with every unsafe character escaped. */
+  static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JSON tree could not be written", e); // trees always serialize
+    }
+  }
+
+  /**
+   * Jackson escapes C0 controls already; this adds DEL, the C1 controls (U+009B is a one-byte CSI), the
+   * bidirectional overrides and lone surrogates, as JSON {@code \}{@code uXXXX} escapes, so the JSON stays valid.
+   */
+  private static final class TerminalSafeEscapes extends CharacterEscapes {
+    private static final long serialVersionUID = 1L;
+    private final int[] ascii = standardAsciiEscapesForJSON();
+
+    TerminalSafeEscapes() {
+      ascii[0x7f] = ESCAPE_STANDARD;
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return ascii;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      if (Text.isUnsafe(ch) || Character.isSurrogate((char) ch)) {
+        return new SerializedString(String.format("\\u%04X", ch));
+      }
+      return null;
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package org.polyglotsandbox.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code sandbox run FILE}: runs one program in a fresh sandbox and prints its value and a report.
+ *
+ * <p>The policy is the {@code --policy} file if given (else nothing but the program's language), plus
+ * each {@code --mount}; {@code --timeout} and {@code --max-statements} replace the file's limits. The
+ * sandbox is built for the program's language only, so a JavaScript run does not pay for starting
+ * Python.
+ */
+@Command(name = "run",
+    mixinStandardHelpOptions = true,
+    versionProvider = SandboxCli.Version.class,
+    sortOptions = false,
+    description = {
+        "Runs FILE in a fresh sandbox and prints its value, its output and a report.",
+        "Nothing is allowed unless granted: no files but the mounts, no network, no processes."},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+        " 0:the program finished",
+        " 1:guest error or syntax error",
+        " 2:bad usage, missing file or bad policy",
+        " 3:a limit was exceeded",
+        " 4:reserved (rejected output)",
+        " 5:internal error in the sandbox"},
+    footer = "%nPolicy file syntax: docs/policy-file.md")
+final class RunCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "FILE",
+      description = "The program: .js or .mjs (JavaScript) or .py (Python), UTF-8.")
+  private String file;
+
+  @Option(names = "--lang", paramLabel = "js|python", converter = LanguageConverter.class,
+      description = "The program's language, if its extension does not say.")
+  private Language language;
+
+  @Option(names = "--mount", paramLabel = MountOption.SYNTAX, converter = MountOption.class,
+      description = {"Copies a host file or directory in at GUEST_PATH; read-only unless :rw.",
+          "Writes stay in memory and never reach the host. Repeatable."})
+  private List<Mount> mounts = new ArrayList<>();
+
+  @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "Wall-clock limit, such as 500ms, 1.5s, 2s or 1m (default: 10s, or the policy's).")
+  private Duration timeout;
+
+  @Option(names = "--max-statements", paramLabel = "N", converter = CountConverter.class,
+      description = "Guest statements the run may execute (default: 100000000, or the policy's).")
+  private Long maxStatements;
+
+  @Option(names = "--policy", paramLabel = "POLICY.json",
+      description = "A policy file; its relative host paths resolve against its own directory.")
+  private String policyFile;
+
+  @Option(names = "--json",
+      description = "Print exactly one JSON object on stdout instead of the report.")
+  private boolean json;
+
+  private final PrintStream out;
+
+  RunCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() {
+    Path path = programFile();
+    Language lang = language != null ? language : Language.forFileName(path.getFileName().toString())
+        .orElseThrow(() -> new UsageException("cannot tell the language of " + Text.quote(file)
+            + " from its extension (.js, .mjs, .py); use --lang js or --lang python"));
+    String code = read(path);
+    Policy policy = policy(lang);
+    Script script = Script.of(lang, code).named(scriptName(path));
+
+    ExecutionResult result;
+    try (PolyglotSandbox sandbox = start(policy)) {
+      result = sandbox.run(script);
+    }
+    if (json) {
+      out.println(ResultJson.toJson(result));
+    } else {
+      HumanReport.print(result, out);
+    }
+    return ExitStatus.of(result.outcome()).code();
+  }
+
+  private static PolyglotSandbox start(Policy policy) {
+    try {
+      return PolyglotSandbox.builder().policy(policy).build();
+    } catch (IllegalStateException e) {
+      // A mount deleted since it was checked, or a language that failed to start: no host stack needed.
+      throw new StartException("the sandbox could not start: " + e.getMessage(), e);
+    }
+  }
+
+  private Path programFile() {
+    Path path;
+    try {
+      path = Path.of(file);
+    } catch (InvalidPathException e) {
+      throw new UsageException("file " + Text.quote(file) + " is not a valid path");
+    }
+    if (!Files.exists(path)) {
+      throw new UsageException("file " + Text.quote(file) + " does not exist");
+    }
+    if (!Files.isRegularFile(path)) {
+      throw new UsageException("file " + Text.quote(file) + " is not a regular file");
+    }
+    return path;
+  }
+
+  private String read(Path path) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(path);
+    } catch (AccessDeniedException e) {
+      throw new UsageException("file " + Text.quote(file) + " cannot be read: permission denied");
+    } catch (IOException e) {
+      throw new UsageException("file " + Text.quote(file) + " cannot be read: " + e.getMessage());
+    }
+    String code;
+    try {
+      code = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new UsageException("file " + Text.quote(file) + " is not UTF-8 text");
+    }
+    return code.startsWith("\uFEFF") ? code.substring(1) : code;
+  }
+
+  /** The policy file (or nothing but {@code lang}), narrowed to {@code lang}, plus the flags. */
+  private Policy policy(Language lang) {
+    Policy.Builder b;
+    Limits limits;
+    if (policyFile != null) {
+      PolicyFile p;
+      try {
+        p = PolicyFile.parse(Path.of(policyFile));
+      } catch (InvalidPathException e) {
+        throw new UsageException("policy file " + Text.quote(policyFile) + " is not a valid path");
+      } catch (PolicyFileException e) {
+        throw new UsageException(e.getMessage());
+      }
+      if (!p.languages().isEmpty() && !p.languages().contains(lang)) {
+        throw new UsageException(policyFile + ": languages: does not allow " + lang.id() + ", the language of "
+            + Text.quote(file) + " (allowed: "
+            + p.languages().stream().map(Language::id).collect(Collectors.joining(", ")) + ")");
+      }
+      b = p.toBuilder(lang);
+      limits = p.limits();
+    } else {
+      b = Policy.builder().allowLanguages(lang);
+      limits = Limits.defaults();
+    }
+    mounts.forEach(b::mount);
+    Limits.Builder l = limits.toBuilder();
+    try {
+      if (timeout != null) {
+        l.wallTime(timeout);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--timeout: " + e.getMessage());
+    }
+    try {
+      if (maxStatements != null) {
+        l.maxStatements(maxStatements);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--max-statements: " + e.getMessage());
+    }
+    try {
+      return b.limits(l.build()).build();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  /** The file's name as guest stack traces show it: never the host directory, only allowed characters. */
+  static String scriptName(Path path) {
+    String name = path.getFileName().toString().replaceAll("[^A-Za-z0-9_.\\-]", "_");
+    return name.length() > 128 ? name.substring(name.length() - 128) : name;
+  }
+
+  static final class LanguageConverter implements CommandLine.ITypeConverter<Language> {
+    @Override
+    public Language convert(String value) {
+      try {
+        return Language.fromId(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  static final class CountConverter implements CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      try {
+        return Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw new CommandLine.TypeConversionException(Text.quote(value) + " is not a whole number");
+      }
+    }
+  }
+
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Durations.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+}

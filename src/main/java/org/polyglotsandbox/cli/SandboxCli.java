@@ -1,0 +1,127 @@
+package org.polyglotsandbox.cli;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import org.graalvm.polyglot.Engine;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code sandbox} command line: {@code sandbox run FILE [options]}. {@code bin/sandbox} builds the
+ * project if needed and starts this class with the optimizing runtime's JVM flags.
+ *
+ * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
+ * was exceeded, 4 reserved (a future rejected-output outcome), 5 internal error. Diagnostics go to
+ * stderr; with {@code --json} stdout holds exactly one JSON object whenever the program ran.
+ */
+@Command(name = "sandbox",
+    mixinStandardHelpOptions = true,
+    versionProvider = SandboxCli.Version.class,
+    description = "Runs untrusted JavaScript and Python under a deny-by-default policy.",
+    synopsisSubcommandLabel = "COMMAND",
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+        " 0:the program finished",
+        " 1:guest error or syntax error",
+        " 2:bad usage, missing file or bad policy",
+        " 3:a limit was exceeded",
+        " 4:reserved (rejected output)",
+        " 5:internal error in the sandbox"},
+    footer = "%nPolicy file syntax: docs/policy-file.md")
+public final class SandboxCli implements Callable<Integer> {
+  /** This project's version; {@code SandboxCliTest} checks it against pom.xml. */
+  static final String VERSION = "0.1.0-SNAPSHOT";
+
+  @Spec
+  private CommandSpec spec;
+
+  private SandboxCli() {}
+
+  /** Runs the command line and exits with its status. */
+  public static void main(String[] args) {
+    // One line per engine or sandbox log record on stderr, unless the user configured logging.
+    if (System.getProperty("java.util.logging.SimpleFormatter.format") == null
+        && System.getProperty("java.util.logging.config.file") == null) {
+      System.setProperty("java.util.logging.SimpleFormatter.format", "sandbox: %4$s: %5$s%6$s%n");
+    }
+    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+    int status = execute(args, out, err);
+    out.flush();
+    err.flush();
+    System.exit(status);
+  }
+
+  /**
+   * Runs the command line in this JVM and returns the exit status; for tests and embedding. Guest
+   * output never goes to the real stdout: results are printed to {@code out}, diagnostics to {@code err}.
+   */
+  public static int execute(String[] args, PrintStream out, PrintStream err) {
+    CommandLine cli = new CommandLine(new SandboxCli());
+    cli.addSubcommand("run", new RunCommand(out));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    cli.setParameterExceptionHandler((e, a) -> {
+      String command = e.getCommandLine().getCommandSpec().qualifiedName();
+      err.println(command + ": " + Text.escapeLine(String.valueOf(e.getMessage()))
+          + " (see '" + command + " --help')");
+      return ExitStatus.USAGE.code();
+    });
+    cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+      String command = commandLine.getCommandSpec().qualifiedName();
+      if (e instanceof UsageException) {
+        err.println(command + ": " + Text.escapeLine(e.getMessage()));
+        return ExitStatus.USAGE.code();
+      }
+      if (e instanceof StartException) {
+        err.println(command + ": " + Text.escapeLine(e.getMessage()));
+        return ExitStatus.INTERNAL_ERROR.code();
+      }
+      err.println(command + ": internal error: " + Text.escapeLine(String.valueOf(e)));
+      e.printStackTrace(err);
+      return ExitStatus.INTERNAL_ERROR.code();
+    });
+    int status = cli.execute(args);
+    out.flush();
+    err.flush();
+    return status;
+  }
+
+  /** {@code sandbox} alone: prints the usage to stderr. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return ExitStatus.USAGE.code();
+  }
+
+  /** {@code --version}: this project, the GraalVM Polyglot API and the JVM. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {
+          "polyglot-sandbox " + VERSION,
+          "GraalVM Polyglot " + polyglotVersion(),
+          "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
+    }
+
+    /** The polyglot jar's version file; {@code Version.getCurrent()} says "snapshot" on the class path. */
+    private static String polyglotVersion() {
+      try (InputStream in = Engine.class.getResourceAsStream("/META-INF/graalvm/org.graalvm.polyglot/version")) {
+        if (in != null) {
+          return new String(in.readNBytes(64), StandardCharsets.UTF_8).strip();
+        }
+      } catch (IOException e) {
+        // fall through to the API's own answer
+      }
+      return org.graalvm.home.Version.getCurrent().toString();
+    }
+  }
+}

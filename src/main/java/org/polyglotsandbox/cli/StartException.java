@@ -1,0 +1,10 @@
+package org.polyglotsandbox.cli;
+
+/** The sandbox could not be built for a reason the message explains; exit status 5, no stack trace. */
+final class StartException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  StartException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}
