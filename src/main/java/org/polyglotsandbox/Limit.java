@@ -8,7 +8,11 @@ public enum Limit {
   WALL_TIME("wall_time"),
   /** {@link Limits#maxOutputBytes()}: bytes written to stdout and stderr together. */
   OUTPUT("output"),
-  /** {@link Limits#stackSize()}: guest recursion exhausted the run thread's stack. */
+  /**
+   * {@link Limits#stackSize()}: the run thread's stack was exhausted in a way the guest language did not
+   * turn into its own error. Ordinary deep recursion ends as a guest error instead ({@code RangeError},
+   * {@code RecursionError}), which the guest may catch.
+   */
   STACK("stack"),
   /** {@link Limits#maxResultNodes()} and related: the result value was too large or too deep to copy out. */
   RESULT("result");

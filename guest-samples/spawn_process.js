@@ -1,0 +1,3 @@
+// Hostile: run a shell command.
+// expect: GUEST_ERROR
+require('child_process').execSync('id')
