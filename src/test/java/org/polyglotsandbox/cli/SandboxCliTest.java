@@ -76,7 +76,8 @@ class SandboxCliTest {
 
   @Test
   void infiniteLoop_isStoppedByTimeout_exitsThree() throws IOException {
-    CliRun r = run(file("loop.js", "while (true) {}"), "--timeout", "500ms");
+    // A hot JIT runs the default 10^8 statements in ~0.1 s; lift the cap so the timeout is what trips.
+    CliRun r = run(file("loop.js", "while (true) {}"), "--timeout", "500ms", "--max-statements", "1000000000000000");
 
     assertThat(r.status()).as(r.toString()).isEqualTo(3);
     assertThat(r.out()).contains("stopped: limit exceeded: wall time exceeded 500 ms",
@@ -234,7 +235,8 @@ class SandboxCliTest {
 
   @Test
   void json_limitExceeded_hasLimitAndEvent() throws IOException {
-    CliRun r = run(file("loop.js", "while (true) {}"), "--timeout", "300ms", "--json");
+    CliRun r = run(file("loop.js", "while (true) {}"), "--timeout", "300ms", "--max-statements", "1000000000000000",
+        "--json");
 
     JsonNode o = JSON.readTree(r.out());
     assertThat(o.get("outcome").asText()).isEqualTo("LIMIT_EXCEEDED");
