@@ -10,6 +10,7 @@ module org.polyglotsandbox {
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires java.management;
+  requires jdk.management;
 
   exports org.polyglotsandbox;
 

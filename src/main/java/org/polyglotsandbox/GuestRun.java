@@ -27,7 +27,9 @@ import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
+import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.limits.RunMeter;
 
 /**
  * One run: a fresh file system and context on a dedicated thread, a watchdog deadline, the result
@@ -39,23 +41,35 @@ final class GuestRun {
   private static final Duration GRACE = Duration.ofSeconds(5);
   private static final AtomicLong IDS = new AtomicLong();
 
-  private record Raw(Object value, ErrorClassifier.Verdict failure) {}
+  private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files) {
+    Raw(Object value, ErrorClassifier.Verdict failure) {
+      this(value, failure, 0, 0);
+    }
+
+    Raw withFiles(GuestFileSystem fs) {
+      return new Raw(value, failure, fs.bytesUsed(), fs.files());
+    }
+  }
 
   private final Engine engine;
   private final Policy policy;
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
+  private final ResourceMonitor monitor;
   private final Script script;
   private final RunGuard guard;
+  private final RunMeter meter;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      Script script) {
+      ResourceMonitor monitor, Script script) {
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
     this.watchdog = watchdog;
+    this.monitor = monitor;
     this.script = script;
     this.guard = new RunGuard(watchdog);
+    this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
   }
 
   RunGuard guard() {
@@ -111,13 +125,24 @@ final class GuestRun {
     Limits limits = policy.limits();
     GuestFileSystem fs;
     try {
-      fs = GuestFileSystem.create(policy.mounts(), policy.workingDirectory(), guard);
+      fs = GuestFileSystem.create(policy.mounts(), policy.workingDirectory(), guard, limits.maxFileBytes(),
+          limits.maxFiles());
     } catch (UncheckedIOException e) {
       LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
       String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
       return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
-          "mount " + what + " could not be prepared", List.of(), null, null));
+          "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
+          List.of(), null, null));
     }
+    try {
+      return run(fs, output).withFiles(fs);
+    } finally {
+      fs.close();
+    }
+  }
+
+  private Raw run(GuestFileSystem fs, BoundedOutput output) {
+    Limits limits = policy.limits();
     ResourceLimits statementLimit = ResourceLimits.newBuilder()
         .statementLimit(limits.maxStatements(), null)
         .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + limits.maxStatements() + " statements",
@@ -133,7 +158,10 @@ final class GuestRun {
         JavaScriptFileApi.install(context, fs);
       }
       bindInputs(context);
-      Value value = context.eval(Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral());
+      Source source = Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral();
+      meter.start();
+      monitor.add(meter);
+      Value value = context.eval(source);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (ResultTooLargeException e) {
       guard.trip(Limit.RESULT, e.getMessage(), Layer.OUTPUT_BOUNDARY, false);
@@ -165,6 +193,8 @@ final class GuestRun {
       guard.trip(Limit.STACK, "stack exhausted", Layer.CONTEXT_PERMISSIONS, false);
       return new Raw(null, null);
     } finally {
+      meter.finish();
+      monitor.remove(meter);
       if (context != null) {
         try {
           context.close();
@@ -172,7 +202,6 @@ final class GuestRun {
           // A context stopped by a limit rethrows the limit from close(); it is closed regardless.
         }
       }
-      fs.close();
     }
   }
 
@@ -213,8 +242,10 @@ final class GuestRun {
     }
     OptionalLong statements = limit == Limit.STATEMENTS
         ? OptionalLong.of(policy.limits().maxStatements()) : OptionalLong.empty();
+    Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(),
+        raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files());
     return new ExecutionResult(outcome, limit, value, error, stack, exitStatus, output.stdoutText(),
-        output.stderrText(), new Usage(wallTime, statements, output.bytesWritten()), guard.events());
+        output.stderrText(), usage, guard.events());
   }
 
   private static ErrorClassifier.Verdict internalError() {

@@ -6,12 +6,21 @@ public enum Limit {
   STATEMENTS("statements"),
   /** {@link Limits#wallTime()}: the whole run's wall-clock deadline, enforced by the watchdog. */
   WALL_TIME("wall_time"),
+  /** {@link Limits#maxCpuTime()}: CPU time of the thread the guest runs on. */
+  CPU_TIME("cpu_time"),
+  /**
+   * {@link Limits#maxAllocatedBytes()}: bytes the guest thread allocated, or the host heap came under
+   * pressure while this run was the largest allocator.
+   */
+  MEMORY("memory"),
+  /** {@link Limits#maxFileBytes()} and {@link Limits#maxFiles()}: the run's in-memory file system is full. */
+  FILES("files"),
   /** {@link Limits#maxOutputBytes()}: bytes written to stdout and stderr together. */
   OUTPUT("output"),
   /**
-   * {@link Limits#stackSize()}: the run thread's stack was exhausted in a way the guest language did not
-   * turn into its own error. Ordinary deep recursion ends as a guest error instead ({@code RangeError},
-   * {@code RecursionError}), which the guest may catch.
+   * {@link Limits#stackSize()}: recursion exhausted the run thread's stack. The guest sees its own
+   * language's error first ({@code RangeError}, {@code RecursionError}) and may catch it; the run ends
+   * with this limit when it does not.
    */
   STACK("stack"),
   /** {@link Limits#maxResultNodes()} and related: the result value was too large or too deep to copy out. */

@@ -8,14 +8,19 @@ import java.util.Objects;
  * with {@link Outcome#LIMIT_EXCEEDED} and the {@link Limit} that tripped; the sandbox itself keeps
  * working.
  *
- * <p>Defaults: 100,000,000 statements, 10 s wall time, 1 MiB of output, an 8 MiB run-thread stack, and
- * a result of at most 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters.
+ * <p>Defaults: 100,000,000 statements, 10 s wall time, 10 s CPU time, 1 GiB allocated, 1 MiB of output,
+ * an 8 MiB run-thread stack, 64 MiB and 1,000 entries in the file system, and a result of at most
+ * 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters.
  */
 public final class Limits {
   private static final Limits DEFAULTS = new Builder().build();
 
   private final long maxStatements;
   private final Duration wallTime;
+  private final Duration maxCpuTime;
+  private final long maxAllocatedBytes;
+  private final long maxFileBytes;
+  private final int maxFiles;
   private final long maxOutputBytes;
   private final long stackSize;
   private final int maxResultNodes;
@@ -25,6 +30,10 @@ public final class Limits {
   private Limits(Builder b) {
     this.maxStatements = b.maxStatements;
     this.wallTime = b.wallTime;
+    this.maxCpuTime = b.maxCpuTime;
+    this.maxAllocatedBytes = b.maxAllocatedBytes;
+    this.maxFileBytes = b.maxFileBytes;
+    this.maxFiles = b.maxFiles;
     this.maxOutputBytes = b.maxOutputBytes;
     this.stackSize = b.stackSize;
     this.maxResultNodes = b.maxResultNodes;
@@ -57,6 +66,33 @@ public final class Limits {
     return wallTime;
   }
 
+  /**
+   * CPU time the run's thread may use, measured by the JVM ({@code ThreadMXBean}) and checked every
+   * 10 ms; unlike the wall time, it does not grow while the guest sleeps or waits.
+   */
+  public Duration maxCpuTime() {
+    return maxCpuTime;
+  }
+
+  /**
+   * Bytes the run's thread may allocate on the heap, checked every 10 ms. This counts allocation, not
+   * live data: a program that churns through garbage uses it up too. A single allocation larger than
+   * the remaining heap fails at once with the guest's own out-of-memory error.
+   */
+  public long maxAllocatedBytes() {
+    return maxAllocatedBytes;
+  }
+
+  /** Bytes the run's in-memory file system may hold, mounted copies included. */
+  public long maxFileBytes() {
+    return maxFileBytes;
+  }
+
+  /** Files and directories the run's in-memory file system may hold, mounted copies included. */
+  public int maxFiles() {
+    return maxFiles;
+  }
+
   /** Bytes a run may write to stdout and stderr together before it is stopped. */
   public long maxOutputBytes() {
     return maxOutputBytes;
@@ -87,6 +123,10 @@ public final class Limits {
     return o instanceof Limits l
         && maxStatements == l.maxStatements
         && wallTime.equals(l.wallTime)
+        && maxCpuTime.equals(l.maxCpuTime)
+        && maxAllocatedBytes == l.maxAllocatedBytes
+        && maxFileBytes == l.maxFileBytes
+        && maxFiles == l.maxFiles
         && maxOutputBytes == l.maxOutputBytes
         && stackSize == l.stackSize
         && maxResultNodes == l.maxResultNodes
@@ -96,13 +136,15 @@ public final class Limits {
 
   @Override
   public int hashCode() {
-    return Objects.hash(maxStatements, wallTime, maxOutputBytes, stackSize, maxResultNodes,
+    return Objects.hash(maxStatements, wallTime, maxCpuTime, maxAllocatedBytes, maxFileBytes, maxFiles, maxOutputBytes, stackSize, maxResultNodes,
         maxResultDepth, maxResultStringLength);
   }
 
   @Override
   public String toString() {
-    return "Limits{statements=" + maxStatements + ", wallTime=" + wallTime + ", outputBytes=" + maxOutputBytes
+    return "Limits{statements=" + maxStatements + ", wallTime=" + wallTime + ", cpuTime=" + maxCpuTime
+        + ", allocatedBytes=" + maxAllocatedBytes + ", fileBytes=" + maxFileBytes + ", files=" + maxFiles
+        + ", outputBytes=" + maxOutputBytes
         + ", stackSize=" + stackSize + ", resultNodes=" + maxResultNodes + ", resultDepth=" + maxResultDepth
         + ", resultStringLength=" + maxResultStringLength + "}";
   }
@@ -116,6 +158,10 @@ public final class Limits {
 
     private long maxStatements = 100_000_000L;
     private Duration wallTime = Duration.ofSeconds(10);
+    private Duration maxCpuTime = Duration.ofSeconds(10);
+    private long maxAllocatedBytes = 1L << 30;
+    private long maxFileBytes = 64L << 20;
+    private int maxFiles = 1000;
     private long maxOutputBytes = 1L << 20;
     private long stackSize = 8L << 20;
     private int maxResultNodes = 100_000;
@@ -127,6 +173,10 @@ public final class Limits {
     private Builder(Limits l) {
       maxStatements = l.maxStatements;
       wallTime = l.wallTime;
+      maxCpuTime = l.maxCpuTime;
+      maxAllocatedBytes = l.maxAllocatedBytes;
+      maxFileBytes = l.maxFileBytes;
+      maxFiles = l.maxFiles;
       maxOutputBytes = l.maxOutputBytes;
       stackSize = l.stackSize;
       maxResultNodes = l.maxResultNodes;
@@ -143,14 +193,34 @@ public final class Limits {
 
     /** @see Limits#wallTime() */
     public Builder wallTime(Duration wallTime) {
-      Objects.requireNonNull(wallTime, "wallTime");
-      if (wallTime.isNegative() || wallTime.isZero()) {
-        throw new IllegalArgumentException("wallTime (" + wallTime + ") must be positive");
-      }
-      if (wallTime.compareTo(Duration.ofDays(1)) > 0) {
-        throw new IllegalArgumentException("wallTime (" + wallTime + ") must be at most one day");
-      }
-      this.wallTime = wallTime;
+      this.wallTime = requireDuration("wallTime", wallTime);
+      return this;
+    }
+
+    /** @see Limits#maxCpuTime() */
+    public Builder maxCpuTime(Duration cpuTime) {
+      this.maxCpuTime = requireDuration("maxCpuTime", cpuTime);
+      return this;
+    }
+
+    /** @see Limits#maxAllocatedBytes() */
+    public Builder maxAllocatedBytes(long bytes) {
+      requirePositive("maxAllocatedBytes", bytes);
+      this.maxAllocatedBytes = bytes;
+      return this;
+    }
+
+    /** @see Limits#maxFileBytes() */
+    public Builder maxFileBytes(long bytes) {
+      requirePositive("maxFileBytes", bytes);
+      this.maxFileBytes = bytes;
+      return this;
+    }
+
+    /** @see Limits#maxFiles() */
+    public Builder maxFiles(int files) {
+      requirePositive("maxFiles", files);
+      this.maxFiles = files;
       return this;
     }
 
@@ -201,6 +271,17 @@ public final class Limits {
     /** Returns the immutable limits. */
     public Limits build() {
       return new Limits(this);
+    }
+
+    private static Duration requireDuration(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " (" + d + ") must be positive");
+      }
+      if (d.compareTo(Duration.ofDays(1)) > 0) {
+        throw new IllegalArgumentException(name + " (" + d + ") must be at most one day");
+      }
+      return d;
     }
 
     private static void requirePositive(String name, long value) {

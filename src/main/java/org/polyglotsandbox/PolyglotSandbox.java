@@ -8,10 +8,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.LogOutputStream;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
+import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
 
 /**
@@ -37,10 +39,11 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final Engine engine;
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
+  private final ResourceMonitor monitor;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private PolyglotSandbox(Policy policy) {
+  private PolyglotSandbox(Policy policy, double heapThreshold) {
     this.policy = policy;
     this.interpreterFiles = InterpreterFiles.locate();
     ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
@@ -50,6 +53,9 @@ public final class PolyglotSandbox implements AutoCloseable {
     });
     w.setRemoveOnCancelPolicy(true);
     this.watchdog = Executors.unconfigurableScheduledExecutorService(w);
+    this.monitor = new ResourceMonitor(heapThreshold);
+    watchdog.scheduleAtFixedRate(monitor, ResourceMonitor.PERIOD_MILLIS, ResourceMonitor.PERIOD_MILLIS,
+        TimeUnit.MILLISECONDS);
     this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
   }
 
@@ -98,7 +104,7 @@ public final class PolyglotSandbox implements AutoCloseable {
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
     script.inputs().forEach((name, value) -> org.polyglotsandbox.internal.boundary.InputEncoder.toJson(name, value));
-    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, script);
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script);
     active.add(run.guard());
     try {
       return run.execute();
@@ -130,8 +136,8 @@ public final class PolyglotSandbox implements AutoCloseable {
       // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
       Policy warm = Policy.builder().allowLanguages(language)
           .limits(Limits.builder().wallTime(java.time.Duration.ofMinutes(3)).build()).build();
-      ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog,
-          Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0))).execute();
+      Script warmUp = Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0));
+      ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp).execute();
       if (!r.isOk()) {
         throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
             + r.errorMessage().orElse(""));
@@ -146,8 +152,22 @@ public final class PolyglotSandbox implements AutoCloseable {
   /** Builds a {@link PolyglotSandbox}. */
   public static final class Builder {
     private Policy policy;
+    private double heapThreshold = 0.85;
 
     private Builder() {}
+
+    /**
+     * The fraction of the maximum heap that, in use after a garbage collection, counts as pressure:
+     * the sandbox then stops the running guest that allocated the most (limit {@code memory}), one per
+     * collection, so that the host and the other guests keep working. Default 0.85.
+     */
+    public Builder heapPressureThreshold(double fraction) {
+      if (!(fraction > 0.1 && fraction <= 1.0)) {
+        throw new IllegalArgumentException("heapPressureThreshold (" + fraction + ") must be in (0.1, 1.0]");
+      }
+      this.heapThreshold = fraction;
+      return this;
+    }
 
     /** The policy every run follows. Required. */
     public Builder policy(Policy policy) {
@@ -172,7 +192,7 @@ public final class PolyglotSandbox implements AutoCloseable {
           }
         });
       }
-      PolyglotSandbox sandbox = new PolyglotSandbox(policy);
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold);
       try {
         sandbox.warmUp();
       } catch (RuntimeException e) {

@@ -40,8 +40,8 @@ class FirstProgramRecursionTest {
     assertThat(finished).as("forked JVM finished; output:\n%s", out).isTrue();
     assertThat(p.exitValue()).as("exit status; output:\n%s", out).isZero();
     assertThat(out)
-        .contains("js-recursion GUEST_ERROR RangeError")
-        .contains("py-recursion GUEST_ERROR RecursionError")
+        .contains("js-recursion LIMIT_EXCEEDED limit exceeded: RangeError: Maximum call stack size exceeded stack")
+        .contains("py-recursion LIMIT_EXCEEDED limit exceeded: RecursionError")
         .contains("js-after OK 42")
         .contains("py-after OK 42")
         .doesNotContain("NoClassDefFoundError")

@@ -54,6 +54,8 @@ final class HumanReport {
     r.limit().ifPresent(l -> s.append(" (").append(l.id()).append(')'));
     r.exitStatus().ifPresent(status -> s.append(" | exit status: ").append(status));
     s.append(" | wall time: ").append(Durations.format(r.usage().wallTime()));
+    s.append(" | cpu: ").append(Durations.format(r.usage().cpuTime()));
+    s.append(" | allocated: ").append(r.usage().allocatedBytes() >> 20).append(" MiB");
     r.usage().statements().ifPresent(n -> s.append(" | statements: ").append(n));
     s.append(" | output: ").append(r.usage().outputBytes()).append(r.usage().outputBytes() == 1 ? " byte" : " bytes");
     List<SandboxEvent.DeniedOperation> denied = r.deniedOperations();

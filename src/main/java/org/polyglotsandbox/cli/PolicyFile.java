@@ -54,8 +54,9 @@ public final class PolicyFile {
       .build();
   private static final List<String> TOP_FIELDS = List.of("languages", "mounts", "workingDirectory", "limits");
   private static final List<String> MOUNT_FIELDS = List.of("host", "guest", "access");
-  private static final List<String> LIMIT_FIELDS = List.of("maxStatements", "wallTime", "maxOutputBytes",
-      "stackSize", "maxResultNodes", "maxResultDepth", "maxResultStringLength");
+  private static final List<String> LIMIT_FIELDS = List.of("maxStatements", "wallTime", "maxCpuTime",
+      "maxAllocatedBytes", "maxFileBytes", "maxFiles", "maxOutputBytes", "stackSize", "maxResultNodes",
+      "maxResultDepth", "maxResultStringLength");
   private static final Pattern SIZE = Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
   private final Path file;
@@ -290,6 +291,10 @@ public final class PolicyFile {
           switch (f.getKey()) {
             case "maxStatements" -> b.maxStatements(count(v, path));
             case "wallTime" -> b.wallTime(duration(v, path));
+            case "maxCpuTime" -> b.maxCpuTime(duration(v, path));
+            case "maxAllocatedBytes" -> b.maxAllocatedBytes(size(v, path));
+            case "maxFileBytes" -> b.maxFileBytes(size(v, path));
+            case "maxFiles" -> intCount(v, path, b::maxFiles);
             case "maxOutputBytes" -> b.maxOutputBytes(size(v, path));
             case "stackSize" -> b.stackSize(size(v, path));
             case "maxResultNodes" -> intCount(v, path, b::maxResultNodes);

@@ -49,12 +49,16 @@ final class ResultJson {
     o.put("stderr", r.stderr());
     ObjectNode usage = o.putObject("usage");
     usage.put("wallTimeMillis", r.usage().wallTime().toMillis());
+    usage.put("cpuTimeMillis", r.usage().cpuTime().toMillis());
+    usage.put("allocatedBytes", r.usage().allocatedBytes());
     if (r.usage().statements().isPresent()) {
       usage.put("statements", r.usage().statements().getAsLong());
     } else {
       usage.putNull("statements");
     }
     usage.put("outputBytes", r.usage().outputBytes());
+    usage.put("fileBytes", r.usage().fileBytes());
+    usage.put("files", r.usage().files());
     ArrayNode events = o.putArray("events");
     for (SandboxEvent e : r.events()) {
       events.add(event(e));

@@ -41,8 +41,22 @@ public final class ErrorClassifier {
     if (e.isResourceExhausted() && !e.isCancelled()) {
       String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
       if (m.contains("stack")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, "stack limit exceeded: recursion too deep",
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, "the stack was exhausted by deep recursion",
             List.of(), null, null);
+      }
+      if (m.contains("memory") || m.contains("heap")) {
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, "the host heap refused an allocation", List.of(),
+            null, null);
+      }
+    }
+    if (e.isGuestException() && !e.isInternalError()) {
+      // Exhaustion the guest language reports as its own error, left uncaught: the run ended on a cap.
+      String m = String.valueOf(e.getMessage());
+      if (m.startsWith("RangeError: Maximum call stack size exceeded") || m.startsWith("RecursionError")) {
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, clean(m), guestFrames(e), null, null);
+      }
+      if (m.startsWith("MemoryError")) {
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, clean(m), guestFrames(e), null, null);
       }
     }
     if (e.isInternalError() || e.isHostException()) {

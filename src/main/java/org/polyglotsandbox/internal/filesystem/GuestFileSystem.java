@@ -5,6 +5,7 @@ import com.google.common.jimfs.Jimfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AccessMode;
@@ -27,11 +28,14 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.internal.DenialSink;
+import org.polyglotsandbox.internal.EnforcementSink;
 
 /**
  * The run's file system: an in-memory Jimfs tree holding copies of the mounts, behind a polyglot
@@ -45,45 +49,102 @@ import org.polyglotsandbox.internal.DenialSink;
  * <p>Rules: a path inside a mount may have exactly the mount's operations. A directory on the way to a
  * mount (such as {@code /} or {@code /data} for {@code /data/in.csv}) may be inspected and listed,
  * showing only mounted entries. Everything else is denied with {@link AccessDeniedException}, which
- * guest code sees as its language's permission error, and reported to the {@link DenialSink}. Links
+ * guest code sees as its language's permission error, and reported to the {@link EnforcementSink}. Links
  * can never be created.
  */
 public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem, AutoCloseable {
+  private static final int BLOCK_SIZE = 4096;
   private static final int S_IFDIR = 0040000;
   private static final int S_IFREG = 0100000;
   private static final int S_IFLNK = 0120000;
 
   private final java.nio.file.FileSystem memory;
   private final List<Mount> mounts;
-  private final DenialSink denials;
+  private final EnforcementSink denials;
+  private final long maxBytes;
+  private final int maxFiles;
+  private final AtomicLong entries;
   private volatile Path workingDirectory;
 
-  private GuestFileSystem(java.nio.file.FileSystem memory, List<Mount> mounts, DenialSink denials, String cwd) {
+  private GuestFileSystem(java.nio.file.FileSystem memory, List<Mount> mounts, EnforcementSink denials, String cwd,
+      long maxBytes, int maxFiles, long entries) {
     this.memory = memory;
     this.mounts = mounts;
     this.denials = denials;
     this.workingDirectory = Path.of(cwd);
+    this.maxBytes = maxBytes;
+    this.maxFiles = maxFiles;
+    this.entries = new AtomicLong(entries);
   }
 
   /**
    * Creates the file system for one run and copies the mounts in.
    *
-   * @throws UncheckedIOException naming the guest path if a host mount cannot be read
+   * @param maxBytes what the file system may hold in total, mounted copies included
+   * @param maxFiles how many files and directories it may hold, mounted copies included
+   * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
    */
-  public static GuestFileSystem create(List<Mount> mounts, String workingDirectory, DenialSink denials) {
+  public static GuestFileSystem create(List<Mount> mounts, String workingDirectory, EnforcementSink sink,
+      long maxBytes, int maxFiles) {
     java.nio.file.FileSystem memory = Jimfs.newFileSystem(Configuration.unix().toBuilder()
         .setAttributeViews("basic", "owner", "posix", "unix")
         .setWorkingDirectory("/")
+        .setBlockSize(BLOCK_SIZE)
+        .setMaxSize(Math.max(BLOCK_SIZE, maxBytes / BLOCK_SIZE * BLOCK_SIZE))
+        .setMaxCacheSize(0)
         .build());
+    long entries;
     try {
       for (Mount m : mounts) {
         MountCopier.copyIn(m, memory.getPath(m.guestPath()));
+      }
+      try (Stream<Path> all = Files.walk(memory.getPath("/"))) {
+        entries = all.count() - 1;
+      }
+      if (entries > maxFiles) {
+        throw new java.nio.file.FileSystemException("/", null,
+            "the mounts hold " + entries + " files, more than maxFiles (" + maxFiles + ")");
       }
     } catch (IOException | RuntimeException e) {
       closeQuietly(memory);
       throw e instanceof RuntimeException re ? re : new UncheckedIOException((IOException) e);
     }
-    return new GuestFileSystem(memory, mounts, denials, workingDirectory);
+    return new GuestFileSystem(memory, mounts, sink, workingDirectory, maxBytes, maxFiles, entries);
+  }
+
+  /** Bytes the file system holds now (whole blocks), mounted copies included. */
+  public long bytesUsed() {
+    try {
+      java.nio.file.FileStore store = memory.getFileStores().iterator().next();
+      return store.getTotalSpace() - store.getUnallocatedSpace();
+    } catch (IOException | RuntimeException closed) {
+      return 0;
+    }
+  }
+
+  /** Files and directories the file system holds now, mounted copies included. */
+  public long files() {
+    return entries.get();
+  }
+
+  /** Counts a new entry, or reports the files limit and refuses it. */
+  private void reserveEntry(String guestPath) throws IOException {
+    if (entries.incrementAndGet() > maxFiles) {
+      entries.decrementAndGet();
+      throw full(guestPath, "more than " + maxFiles + " files");
+    }
+  }
+
+  private IOException full(String guestPath, String why) {
+    denials.limitReached(Limit.FILES, "file system holds " + why, Layer.VIRTUAL_FILE_SYSTEM);
+    return new FileSystemException(guestPath, null, "No space left on device");
+  }
+
+  /** Jimfs signals a full disk with a plain IOException; turn it into the files limit. */
+  private IOException translateFull(IOException e, String guestPath) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("out of disk space") || m.contains("disk space")
+        ? full(guestPath, "more than " + maxBytes + " bytes") : e;
   }
 
   @Override
@@ -285,7 +346,76 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     for (FileOperation op : needed) {
       require(op, path);
     }
-    return Files.newByteChannel(p, options, attrs);
+    if (create) {
+      reserveEntry(gp);
+    }
+    SeekableByteChannel channel;
+    try {
+      channel = Files.newByteChannel(p, options, attrs);
+    } catch (IOException e) {
+      if (create) {
+        entries.decrementAndGet();
+      }
+      throw translateFull(e, gp);
+    }
+    return write ? new SizeCheckedChannel(channel, gp) : channel;
+  }
+
+  /** Reports the files limit when a write or truncation finds the file system full. */
+  private final class SizeCheckedChannel implements SeekableByteChannel {
+    private final SeekableByteChannel delegate;
+    private final String guestPath;
+
+    SizeCheckedChannel(SeekableByteChannel delegate, String guestPath) {
+      this.delegate = delegate;
+      this.guestPath = guestPath;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+      return delegate.read(dst);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      try {
+        return delegate.write(src);
+      } catch (IOException e) {
+        throw translateFull(e, guestPath);
+      }
+    }
+
+    @Override
+    public long position() throws IOException {
+      return delegate.position();
+    }
+
+    @Override
+    public SeekableByteChannel position(long newPosition) throws IOException {
+      delegate.position(newPosition);
+      return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+      return delegate.size();
+    }
+
+    @Override
+    public SeekableByteChannel truncate(long size) throws IOException {
+      delegate.truncate(size);
+      return this;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return delegate.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+      delegate.close();
+    }
   }
 
   @Override
@@ -314,7 +444,14 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
-    Files.createDirectory(require(FileOperation.CREATE, dir), attrs);
+    Path p = require(FileOperation.CREATE, dir);
+    reserveEntry(p.toString());
+    try {
+      Files.createDirectory(p, attrs);
+    } catch (IOException e) {
+      entries.decrementAndGet();
+      throw translateFull(e, p.toString());
+    }
   }
 
   @Override
@@ -324,13 +461,25 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
       throw new FileSystemException(p.toString(), null, "a mount point cannot be deleted");
     }
     Files.delete(p);
+    entries.decrementAndGet();
   }
 
   @Override
   public void copy(Path source, Path target, CopyOption... options) throws IOException {
     Path from = require(FileOperation.READ, source);
     Path to = requireTarget(target, options);
-    Files.copy(from, to, withoutFollowingLinks(options));
+    boolean created = !Files.exists(to, LinkOption.NOFOLLOW_LINKS);
+    if (created) {
+      reserveEntry(to.toString());
+    }
+    try {
+      Files.copy(from, to, withoutFollowingLinks(options));
+    } catch (IOException e) {
+      if (created) {
+        entries.decrementAndGet();
+      }
+      throw translateFull(e, to.toString());
+    }
   }
 
   @Override

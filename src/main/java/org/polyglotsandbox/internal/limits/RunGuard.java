@@ -12,7 +12,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.SandboxEvent;
-import org.polyglotsandbox.internal.DenialSink;
+import org.polyglotsandbox.internal.EnforcementSink;
 
 /**
  * One run's enforcement state: the events so far, the first limit that tripped, and the means to
@@ -21,7 +21,7 @@ import org.polyglotsandbox.internal.DenialSink;
  * <p>The first tripped limit wins and decides the outcome, whatever exception the engine raises
  * afterwards (GraalPy, for one, surfaces a statement limit as an internal error).
  */
-public final class RunGuard implements DenialSink {
+public final class RunGuard implements EnforcementSink {
   /** What tripped first. */
   public record Trip(Limit limit, String detail) {}
 
@@ -57,6 +57,11 @@ public final class RunGuard implements DenialSink {
       }
     }
     add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
+  }
+
+  @Override
+  public void limitReached(Limit limit, String detail, Layer layer) {
+    trip(limit, detail, layer, true);
   }
 
   /**

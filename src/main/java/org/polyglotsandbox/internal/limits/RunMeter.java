@@ -1,0 +1,86 @@
+package org.polyglotsandbox.internal.limits;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+
+/**
+ * Measures one run's thread: CPU time and heap allocation since the guest program started. Started and
+ * finished on the guest thread; read from the monitor thread in between.
+ */
+public final class RunMeter {
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  private final RunGuard guard;
+  private final Duration maxCpu;
+  private final long maxAllocated;
+  private volatile long threadId = -1;
+  private long cpuBase;
+  private long allocatedBase;
+  private volatile long cpuAtEnd = -1;
+  private volatile long allocatedAtEnd = -1;
+
+  public RunMeter(RunGuard guard, Duration maxCpu, long maxAllocated) {
+    this.guard = guard;
+    this.maxCpu = maxCpu;
+    this.maxAllocated = maxAllocated;
+  }
+
+  /** Takes the baselines; call on the guest thread just before the program starts. */
+  public void start() {
+    cpuBase = THREADS.getCurrentThreadCpuTime();
+    allocatedBase = THREADS.getCurrentThreadAllocatedBytes();
+    threadId = Thread.currentThread().threadId();
+  }
+
+  /** Takes the final readings; call on the guest thread when the program (and copy-out) is done. */
+  public void finish() {
+    if (threadId >= 0) {
+      cpuAtEnd = THREADS.getCurrentThreadCpuTime() - cpuBase;
+      allocatedAtEnd = THREADS.getCurrentThreadAllocatedBytes() - allocatedBase;
+    }
+  }
+
+  /** CPU time used so far (or in total, once finished); zero before the start. */
+  public Duration cpuTime() {
+    if (cpuAtEnd >= 0) {
+      return Duration.ofNanos(cpuAtEnd);
+    }
+    long id = threadId;
+    return id < 0 ? Duration.ZERO : Duration.ofNanos(Math.max(0, THREADS.getThreadCpuTime(id) - cpuBase));
+  }
+
+  /** Bytes allocated so far (or in total, once finished); zero before the start. */
+  public long allocatedBytes() {
+    if (allocatedAtEnd >= 0) {
+      return allocatedAtEnd;
+    }
+    long id = threadId;
+    return id < 0 ? 0 : Math.max(0, THREADS.getThreadAllocatedBytes(id) - allocatedBase);
+  }
+
+  boolean isRunning() {
+    return threadId >= 0 && cpuAtEnd < 0;
+  }
+
+  RunGuard guard() {
+    return guard;
+  }
+
+  /** Trips the CPU or memory limit if this run is past it. */
+  void check() {
+    if (!isRunning()) {
+      return;
+    }
+    Duration cpu = cpuTime();
+    if (cpu.compareTo(maxCpu) > 0) {
+      guard.trip(org.polyglotsandbox.Limit.CPU_TIME, "CPU time exceeded " + maxCpu.toMillis() + " ms",
+          org.polyglotsandbox.Layer.WATCHDOG, true);
+    }
+    long allocated = allocatedBytes();
+    if (allocated > maxAllocated) {
+      guard.trip(org.polyglotsandbox.Limit.MEMORY, "allocated more than " + maxAllocated + " bytes",
+          org.polyglotsandbox.Layer.WATCHDOG, true);
+    }
+  }
+}
