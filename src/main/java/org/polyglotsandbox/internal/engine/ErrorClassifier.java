@@ -68,6 +68,11 @@ public final class ErrorClassifier {
         return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
             + " is not permitted in this sandbox", guestFrames(e), null, op);
       }
+      if (String.valueOf(e.getMessage()).contains("BigInteger would overflow")) {
+        // GraalPy lets the host's BigInteger refuse a huge result (pow(10, 10**9)) instead of raising.
+        return new Verdict(Outcome.GUEST_ERROR, null, "OverflowError: integer result too large", guestFrames(e),
+            null, null);
+      }
       return new Verdict(Outcome.INTERNAL_ERROR, null, "internal error in the sandbox", List.of(), null, null);
     }
     if (e.isCancelled()) {

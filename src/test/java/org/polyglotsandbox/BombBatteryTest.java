@@ -1,0 +1,126 @@
+package org.polyglotsandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The resource bombs of {@link BombBatteryMain}, run in a forked JVM with {@code -Xmx512m} to show the
+ * host really survives: each ends with its expected verdict within its cap plus a margin, and afterwards
+ * ordinary programs still run in the same JVM.
+ *
+ * <p>Margins: every bomb ends within the 10 s deadline + 4 s of wall time and uses at most 2 s + 500 ms
+ * of CPU (the CPU cap plus a check period and cancellation; wall time per CPU second varies with the
+ * load on 2 cores); allocation overshoot stays under 512 MiB past
+ * the 128 MiB cap (measured per thread, so it includes garbage). Error messages reach the host capped at
+ * about 4 KiB, however large the guest made them.
+ */
+@Tag("slow")
+class BombBatteryTest {
+  private static final Set<String> CPU = Set.of("cpu_time");
+  private static final Map<String, Set<String>> EXPECTED = new HashMap<>();
+
+  static {
+    EXPECTED.put("loop.js", CPU);
+    EXPECTED.put("loop.py", CPU);
+    EXPECTED.put("catch-loop.js", CPU);
+    EXPECTED.put("catch-loop.py", CPU);
+    EXPECTED.put("alloc.js", Set.of("memory"));
+    EXPECTED.put("alloc.py", Set.of("memory"));
+    // GraalJS caps string length (RangeError) before memory runs out; either way the run ends early.
+    EXPECTED.put("double-string.js", Set.of("memory", "GUEST_ERROR"));
+    EXPECTED.put("double-string.py", Set.of("memory"));
+    EXPECTED.put("double-array.js", Set.of("memory", "GUEST_ERROR"));
+    EXPECTED.put("double-array.py", Set.of("memory"));
+    // Filling 2^31 elements takes long enough that the CPU cap may act first.
+    EXPECTED.put("huge-alloc.js", Set.of("memory", "cpu_time", "GUEST_ERROR"));
+    EXPECTED.put("huge-alloc.py", Set.of("memory"));
+    // TRegex matches this without backtracking: no catastrophe to stop, and the answer is correct.
+    EXPECTED.put("regex.js", Set.of("OK", "cpu_time"));
+    EXPECTED.put("regex.py", Set.of("OK", "cpu_time"));
+    EXPECTED.put("output-flood.js", Set.of("output"));
+    EXPECTED.put("output-flood.py", Set.of("output"));
+    EXPECTED.put("huge-message.js", Set.of("GUEST_ERROR", "memory"));
+    EXPECTED.put("huge-message.py", Set.of("GUEST_ERROR", "memory"));
+    EXPECTED.put("recursion.js", Set.of("stack"));
+    EXPECTED.put("recursion.py", Set.of("stack"));
+    // The job queue grows with every task, so the allocation cap usually acts before the CPU cap.
+    EXPECTED.put("microtasks.js", Set.of("cpu_time", "memory"));
+    EXPECTED.put("atomics-wait.js", Set.of("GUEST_ERROR"));
+    EXPECTED.put("bigint-pow.js", Set.of("GUEST_ERROR", "cpu_time", "memory"));
+    // GraalPy refuses the result's size up front (an OverflowError the sandbox maps from the engine).
+    EXPECTED.put("pow.py", Set.of("GUEST_ERROR", "cpu_time", "memory", "wall_time"));
+    EXPECTED.put("sleep.py", Set.of("wall_time"));
+    EXPECTED.put("fill-files.py", Set.of("files"));
+  }
+
+  private static final Map<String, String[]> RESULTS = new HashMap<>();
+  private static String output;
+
+  @BeforeAll
+  static void runBatteryInAForkedJvm() throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
+          || arg.startsWith("--sun-misc")) {
+        command.add(arg);
+      }
+    }
+    command.add("-Xmx512m");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(BombBatteryMain.class.getName());
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] out = p.getInputStream().readAllBytes();
+    boolean finished = p.waitFor(10, TimeUnit.MINUTES);
+    output = new String(out, StandardCharsets.UTF_8);
+    assertThat(finished).as("battery finished:\n%s", output).isTrue();
+    assertThat(p.exitValue()).as("forked JVM exit status:\n%s", output).isZero();
+    output.lines().filter(l -> l.startsWith("BOMB ")).forEach(l -> {
+      String[] f = l.split(" ");
+      RESULTS.put(f[1], f);
+    });
+    assertThat(output).as("after the battery the JVM still runs both languages").contains("HEALTHY 42 42");
+    assertThat(output).doesNotContain("OutOfMemoryError").doesNotContain("NoClassDefFoundError");
+  }
+
+  static List<String> bombs() {
+    return List.copyOf(BombBatteryMain.bombs().keySet());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("bombs")
+  void bomb_endsWithItsVerdictWithinItsCap(String bomb) {
+    String[] r = RESULTS.get(bomb);
+    assertThat(r).as("%s ran; output:\n%s", bomb, output).isNotNull();
+    String outcome = r[2];
+    String limit = r[3];
+    long wallMillis = Long.parseLong(r[4]);
+    long cpuMillis = Long.parseLong(r[5]);
+    long allocated = Long.parseLong(r[6]);
+    int messageLength = Integer.parseInt(r[7]);
+    Set<String> expected = EXPECTED.get(bomb);
+    assertThat(expected).as("expectation for %s", bomb).isNotNull();
+    assertThat(outcome.equals("LIMIT_EXCEEDED") ? limit : outcome).as("verdict of %s", bomb).isIn(expected);
+    // Every run ends by the deadline plus the cancellation margin, however busy the machine.
+    assertThat(wallMillis).as("wall time of %s", bomb).isLessThan(10_000 + 4_000);
+    // A CPU-capped run uses at most one check period plus cancellation past its cap.
+    assertThat(cpuMillis).as("CPU time of %s", bomb).isLessThan(2_000 + 500);
+    assertThat(allocated).as("allocation of %s", bomb).isLessThan((128L << 20) + (512L << 20));
+    assertThat(messageLength).as("error message length of %s", bomb).isLessThan(4200);
+  }
+}
