@@ -82,9 +82,9 @@ final class GuestRun {
     BoundedOutput output = new BoundedOutput(limits.maxOutputBytes(),
         () -> guard.trip(Limit.OUTPUT, "output exceeded " + limits.maxOutputBytes() + " bytes",
             Layer.OUTPUT_BOUNDARY, true));
-    ScheduledFuture<?> deadline = watchdog.schedule(
-        () -> guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true),
-        limits.wallTime().toNanos(), TimeUnit.NANOSECONDS);
+    Runnable tripDeadline =
+        () -> guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true);
+    ScheduledFuture<?> deadline = watchdog.schedule(tripDeadline, limits.wallTime().toNanos(), TimeUnit.NANOSECONDS);
 
     CompletableFuture<Raw> done = new CompletableFuture<>();
     Thread thread = Thread.ofPlatform()
@@ -104,7 +104,7 @@ final class GuestRun {
     try {
       raw = done.get(limits.wallTime().plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true);
+      tripDeadline.run();
       LOG.log(System.Logger.Level.WARNING, "guest thread " + thread.getName() + " did not stop after cancellation; abandoned");
       raw = null;
     } catch (InterruptedException e) {
