@@ -28,6 +28,7 @@ import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
  * One run: a fresh file system and context on a dedicated thread, a watchdog deadline, the result
@@ -47,15 +48,17 @@ final class GuestRun {
   private final ScheduledExecutorService watchdog;
   private final Script script;
   private final RunGuard guard;
+  private final ToolRegistry tools;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      Script script) {
+      Script script, ToolRegistry tools) {
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
     this.watchdog = watchdog;
     this.script = script;
     this.guard = new RunGuard(watchdog);
+    this.tools = tools;
   }
 
   RunGuard guard() {
@@ -131,6 +134,9 @@ final class GuestRun {
       guard.attach(context);
       if (script.language() == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
+      }
+      if (!tools.isEmpty()) {
+        tools.gateway(script.language(), limits, guard).install(context);
       }
       bindInputs(context);
       Value value = context.eval(Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral());

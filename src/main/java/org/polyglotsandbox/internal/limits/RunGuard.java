@@ -59,6 +59,11 @@ public final class RunGuard implements DenialSink {
     add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
   }
 
+  /** Records a call through the tool gateway. */
+  public void toolCall(SandboxEvent.ToolCall call) {
+    add(call);
+  }
+
   /**
    * Records that a limit tripped and cancels the guest; later trips are ignored.
    *
