@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -71,7 +69,10 @@ public final class ToolGateway {
         }
         const readOnly = { set() { return false; }, defineProperty() { return false; },
           deleteProperty() { return false; }, setPrototypeOf() { return false; } };
+        const nodes = new Map();
         const node = (name) => {
+          const known = nodes.get(name);
+          if (known !== undefined) { return known; }
           const call = (args) => {
             if (args === undefined) { args = {}; }
             else if (args === null || typeof args !== 'object' || Array.isArray(args)) {
@@ -82,11 +83,13 @@ public final class ToolGateway {
             if (r[0] === 'R') { return body; }
             throw new ToolError(body.message, body.code);
           };
-          return new Proxy(call, { ...readOnly, get(target, key) {
+          const proxy = new Proxy(call, { ...readOnly, get(target, key) {
             if (typeof key !== 'string' || hidden.has(key) || key[0] === '_') { return undefined; }
             if (native.has(key)) { return Reflect.get(target, key); }
             return node(name + '.' + key);
           } });
+          if (nodes.size < 256) { nodes.set(name, proxy); }
+          return proxy;
         };
         const root = new Proxy(Object.freeze(Object.create(null)), { ...readOnly, get(target, key) {
           if (typeof key !== 'string' || hidden.has(key) || native.has(key) || key[0] === '_') { return undefined; }
@@ -142,12 +145,12 @@ public final class ToolGateway {
   private final Language language;
   private final Limits limits;
   private final RunGuard guard;
-  private final ExecutorService handlers;
+  private final HandlerThreads handlers;
   private final Map<String, Integer> calls = new HashMap<>();
   private int denials;
 
   ToolGateway(Map<String, ToolBinding> tools, Language language, Limits limits, RunGuard guard,
-      ExecutorService handlers) {
+      HandlerThreads handlers) {
     this.tools = tools;
     this.language = language;
     this.limits = limits;
@@ -290,33 +293,13 @@ public final class ToolGateway {
    */
   private Object await(ToolBinding tool, Map<String, Object> arguments)
       throws TimeoutException, ExecutionException {
-    Future<Object> future;
+    HandlerThreads.Call call;
     try {
-      future = handlers.submit(() -> tool.handler().call(arguments));
+      call = handlers.start(() -> tool.handler().call(arguments));
     } catch (RejectedExecutionException e) {
       throw new CancellationException("the sandbox is closing");
     }
-    long deadline = System.nanoTime() + tool.timeout().toNanos();
-    try {
-      while (true) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          throw new TimeoutException();
-        }
-        try {
-          return future.get(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException stillRunning) {
-          if (guard.isCancelled()) {
-            throw new CancellationException("the run was cancelled");
-          }
-        } catch (InterruptedException e) {
-          // The run is being cancelled under us; the guest stops at its next safepoint.
-          throw new CancellationException("the run was cancelled");
-        }
-      }
-    } finally {
-      future.cancel(true); // no-op once done
-    }
+    return call.await(tool.timeout().toNanos(), CANCEL_POLL_NANOS, guard::isCancelled);
   }
 
   private void record(ToolBinding tool, long argumentBytes, long start, Verdict verdict) {

@@ -1,9 +1,6 @@
 package org.polyglotsandbox.internal.tools;
 
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.internal.limits.RunGuard;
@@ -13,19 +10,13 @@ import org.polyglotsandbox.internal.limits.RunGuard;
  * run on a guest thread, so a blocked handler cannot hold a run past its deadline.
  */
 public final class ToolRegistry implements AutoCloseable {
-  private static final AtomicInteger THREADS = new AtomicInteger();
-
   private final Map<String, ToolBinding> tools;
-  private final ExecutorService handlers;
+  private final HandlerThreads handlers;
 
   /** @param tools the allowed tools by name; empty means no {@code tools} object in the guest */
   public ToolRegistry(Map<String, ToolBinding> tools) {
     this.tools = Map.copyOf(tools);
-    this.handlers = tools.isEmpty() ? null : Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "polyglot-sandbox-tool-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.handlers = tools.isEmpty() ? null : new HandlerThreads();
   }
 
   /** A registry with no tools. */
@@ -46,7 +37,7 @@ public final class ToolRegistry implements AutoCloseable {
   @Override
   public void close() {
     if (handlers != null) {
-      handlers.shutdownNow();
+      handlers.close();
     }
   }
 }
