@@ -19,19 +19,36 @@ import java.util.function.BooleanSupplier;
  * machine, more than the rest of a tool call; here the guest thread and an idle worker each spin for
  * up to {@value #SPIN_NANOS} ns before parking, so back-to-back calls hand over in about a
  * microsecond. Workers are reused while idle and end after {@value #IDLE_SECONDS} s without work; a
- * worker whose call was abandoned (timeout, cancellation) is interrupted and never reused.
+ * worker whose call was abandoned (timeout, cancellation) is interrupted and never reused. At most
+ * {@code maxWorkers} exist at once, so a handler that ignores interrupts cannot be made to pile up
+ * threads by a guest calling it again and again.
  */
 final class HandlerThreads implements AutoCloseable {
   static final long SPIN_NANOS = 50_000;
   static final long IDLE_SECONDS = 2;
+  /** Handler threads one sandbox may have at once, running or abandoned. */
+  static final int MAX_WORKERS = 256;
   private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(IDLE_SECONDS);
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();
+  private final int maxWorkers;
   private volatile boolean closed;
 
-  /** Starts {@code task} on a worker. */
+  HandlerThreads() {
+    this(MAX_WORKERS);
+  }
+
+  HandlerThreads(int maxWorkers) {
+    this.maxWorkers = maxWorkers;
+  }
+
+  /**
+   * Starts {@code task} on a worker.
+   *
+   * @throws RejectedExecutionException if closed, or {@code maxWorkers} threads are busy
+   */
   Call start(Callable<Object> task) {
     if (closed) {
       throw new RejectedExecutionException("closed");
@@ -42,6 +59,9 @@ final class HandlerThreads implements AutoCloseable {
     }
     Call call = new Call(task, Thread.currentThread());
     if (w == null) {
+      if (workers.size() >= maxWorkers) {
+        throw new RejectedExecutionException("busy");
+      }
       w = new Worker();
       workers.add(w);
       w.call = call;
@@ -121,8 +141,11 @@ final class HandlerThreads implements AutoCloseable {
       }
     }
 
-    /** Runs the task on the current worker; false if the call was abandoned (the worker must not be reused). */
-    private boolean run() {
+    /**
+     * Runs the task on the current worker without telling the caller yet ({@link #publish}); false if
+     * the call was abandoned, and then the worker must not be reused.
+     */
+    private boolean execute() {
       synchronized (this) {
         if (abandoned) {
           return false;
@@ -133,16 +156,17 @@ final class HandlerThreads implements AutoCloseable {
         result = task.call();
       } catch (Throwable t) {
         failure = t;
-      } finally {
-        synchronized (this) {
-          runner = null;
-        }
-        done = true;
-        LockSupport.unpark(caller);
       }
       synchronized (this) {
+        runner = null;
         return !abandoned;
       }
+    }
+
+    /** Hands the answer to the caller. */
+    private void publish() {
+      done = true;
+      LockSupport.unpark(caller);
     }
   }
 
@@ -173,11 +197,16 @@ final class HandlerThreads implements AutoCloseable {
             return;
           }
           call = null;
-          if (!c.run() || Thread.interrupted()) {
+          // Back in the idle list before the caller learns the answer, so its next call finds this worker.
+          boolean reusable = c.execute() & !Thread.interrupted();
+          if (reusable) {
+            state.set(IDLE);
+            idle.addFirst(this);
+          }
+          c.publish();
+          if (!reusable) {
             return; // abandoned: its thread may still carry the interrupt; start afresh next time
           }
-          state.set(IDLE);
-          idle.addFirst(this);
         }
       } finally {
         state.set(ENDED);

@@ -297,7 +297,7 @@ public final class ToolGateway {
     try {
       call = handlers.start(() -> tool.handler().call(arguments));
     } catch (RejectedExecutionException e) {
-      throw new CancellationException("the sandbox is closing");
+      throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
     }
     return call.await(tool.timeout().toNanos(), CANCEL_POLL_NANOS, guard::isCancelled);
   }
