@@ -9,6 +9,7 @@ module org.polyglotsandbox {
   requires com.google.common.jimfs;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
+  requires com.networknt.schema;
   requires java.management;
   requires jdk.management;
 

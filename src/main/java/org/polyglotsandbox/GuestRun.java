@@ -30,6 +30,7 @@ import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.RunMeter;
+import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
  * One run: a fresh file system and context on a dedicated thread, a watchdog deadline, the result
@@ -59,9 +60,10 @@ final class GuestRun {
   private final Script script;
   private final RunGuard guard;
   private final RunMeter meter;
+  private final ToolRegistry tools;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      ResourceMonitor monitor, Script script) {
+      ResourceMonitor monitor, Script script, ToolRegistry tools) {
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
@@ -70,6 +72,7 @@ final class GuestRun {
     this.script = script;
     this.guard = new RunGuard(watchdog);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
+    this.tools = tools;
   }
 
   RunGuard guard() {
@@ -156,6 +159,9 @@ final class GuestRun {
       guard.attach(context);
       if (script.language() == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
+      }
+      if (!tools.isEmpty()) {
+        tools.gateway(script.language(), limits, guard).install(context);
       }
       bindInputs(context);
       Source source = Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral();

@@ -13,7 +13,9 @@ public enum Layer {
   /** GraalVM's statement counter ({@code ResourceLimits}). */
   STATEMENT_LIMIT("statement-limit"),
   /** The boundary that bounds output streams and copies results out as plain values. */
-  OUTPUT_BOUNDARY("output-boundary");
+  OUTPUT_BOUNDARY("output-boundary"),
+  /** The gateway through which guest code calls allowed {@link Tool}s: copies, validates, times and counts. */
+  TOOL_GATEWAY("tool-gateway");
 
   private final String id;
 

@@ -24,7 +24,9 @@ public enum Limit {
    */
   STACK("stack"),
   /** {@link Limits#maxResultNodes()} and related: the result value was too large or too deep to copy out. */
-  RESULT("result");
+  RESULT("result"),
+  /** {@link Tool#maxCallsPerRun()}: a guest called one tool more often than its per-run budget allows. */
+  TOOL_CALLS("tool_calls");
 
   private final String id;
 

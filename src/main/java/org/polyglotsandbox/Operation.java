@@ -13,7 +13,9 @@ public enum Operation {
   NETWORK_SOCKET("network.socket"),
   THREAD_CREATE("thread.create"),
   HOST_ACCESS("host.access"),
-  NATIVE_ACCESS("native.access");
+  NATIVE_ACCESS("native.access"),
+  /** Calling a tool the policy does not allow, or that does not exist; the target is the name tried. */
+  TOOL_CALL("tool.call");
 
   private final String id;
 

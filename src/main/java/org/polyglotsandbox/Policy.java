@@ -3,6 +3,7 @@ package org.polyglotsandbox;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -16,18 +17,23 @@ import java.util.stream.Collectors;
  * sockets, processes, threads, host classes and reflection, native libraries, environment variables,
  * standard input, evaluation of another language, and ending the JVM. Guest code sees each of these
  * as an ordinary error of its own language ({@code PermissionError}, {@code ReferenceError}, ...).
+ *
+ * <p>Tools are allowed by name ({@link Builder#allowTools}); the sandbox must have a {@link Tool} of
+ * each allowed name registered. No tool is allowed by default.
  */
 public final class Policy {
   private final Set<Language> languages;
   private final List<Mount> mounts;
   private final Limits limits;
   private final String workingDirectory;
+  private final Set<String> tools;
 
   private Policy(Builder b) {
     this.languages = Collections.unmodifiableSet(EnumSet.copyOf(b.languages));
     this.mounts = List.copyOf(b.mounts);
     this.limits = b.limits;
     this.workingDirectory = b.workingDirectory;
+    this.tools = Collections.unmodifiableSet(new LinkedHashSet<>(b.tools));
   }
 
   /** A builder with nothing allowed and the default {@link Limits}. */
@@ -70,24 +76,39 @@ public final class Policy {
     return workingDirectory;
   }
 
+  /**
+   * The names of the tools guest code may call, in the order allowed; empty by default. A registered
+   * tool not named here is invisible to the guest, and calling it is denied like an unknown name.
+   */
+  public Set<String> tools() {
+    return tools;
+  }
+
+  /** Whether guest code may call the tool of this name. */
+  public boolean allowsTool(String name) {
+    return tools.contains(name);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Policy p
         && languages.equals(p.languages)
         && mounts.equals(p.mounts)
         && limits.equals(p.limits)
-        && workingDirectory.equals(p.workingDirectory);
+        && workingDirectory.equals(p.workingDirectory)
+        && tools.equals(p.tools);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(languages, mounts, limits, workingDirectory);
+    return Objects.hash(languages, mounts, limits, workingDirectory, tools);
   }
 
   @Override
   public String toString() {
     return "Policy{languages=" + languages.stream().map(Language::id).collect(Collectors.joining(","))
-        + ", mounts=" + mounts + ", workingDirectory=" + workingDirectory + ", " + limits + "}";
+        + ", mounts=" + mounts + ", workingDirectory=" + workingDirectory
+        + (tools.isEmpty() ? "" : ", tools=" + tools) + ", " + limits + "}";
   }
 
   /** Builds a {@link Policy}; conflicts are rejected in {@link #build()} with a message naming them. */
@@ -96,6 +117,7 @@ public final class Policy {
     private final List<Mount> mounts = new ArrayList<>();
     private Limits limits = Limits.defaults();
     private String workingDirectory = "/";
+    private final Set<String> tools = new LinkedHashSet<>();
 
     private Builder() {}
 
@@ -104,6 +126,20 @@ public final class Policy {
       mounts.addAll(p.mounts);
       limits = p.limits;
       workingDirectory = p.workingDirectory;
+      tools.addAll(p.tools);
+    }
+
+    /**
+     * Allows guest code to call the tools of these names. Each must be registered with the sandbox
+     * ({@link PolyglotSandbox.Builder#tool}), or building the sandbox fails.
+     *
+     * @throws IllegalArgumentException if a name is not a valid tool name (see {@link Tool#builder})
+     */
+    public Builder allowTools(String... names) {
+      for (String name : Objects.requireNonNull(names, "names")) {
+        tools.add(Tool.checkName(name));
+      }
+      return this;
     }
 
     /** Allows guest code in these languages. */

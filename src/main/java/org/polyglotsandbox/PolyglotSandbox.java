@@ -1,6 +1,10 @@
 package org.polyglotsandbox;
 
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -15,6 +19,8 @@ import org.polyglotsandbox.internal.engine.LogOutputStream;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.tools.ToolBinding;
+import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
  * Runs untrusted JavaScript and Python under a deny-by-default {@link Policy}.
@@ -33,6 +39,10 @@ import org.polyglotsandbox.internal.limits.RunGuard;
  * <p>Every run gets a fresh context and a fresh in-memory file system holding only the mounts; the
  * sandbox shares one GraalVM {@link Engine} across runs for code caching and nothing else. Runs are
  * safe to start from many threads. {@link #run} never throws for anything guest code does.
+ *
+ * <p>Guest code affects the world only through {@link Tool}s: registered with {@link Builder#tool} and
+ * allowed by name in the policy ({@link Policy.Builder#allowTools}), they appear to the guest as
+ * {@code tools.name(...)}; see {@link Tool} for what happens on each call.
  */
 public final class PolyglotSandbox implements AutoCloseable {
   private final Policy policy;
@@ -40,11 +50,17 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
   private final ResourceMonitor monitor;
+  private final List<Tool> tools;
+  private final ToolRegistry toolRegistry;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private PolyglotSandbox(Policy policy, double heapThreshold) {
+  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools) {
     this.policy = policy;
+    this.tools = List.copyOf(tools);
+    Map<String, ToolBinding> bindings = new LinkedHashMap<>();
+    tools.forEach(t -> bindings.put(t.name(), t.binding()));
+    this.toolRegistry = new ToolRegistry(bindings);
     this.interpreterFiles = InterpreterFiles.locate();
     ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "polyglot-sandbox-watchdog");
@@ -67,6 +83,14 @@ public final class PolyglotSandbox implements AutoCloseable {
   /** The policy every run follows. */
   public Policy policy() {
     return policy;
+  }
+
+  /**
+   * The tools guest code may call: those registered whose names the policy allows, in the policy's
+   * order. Registered tools the policy does not name are left out; guest code cannot see them.
+   */
+  public List<Tool> tools() {
+    return tools;
   }
 
   /**
@@ -104,7 +128,7 @@ public final class PolyglotSandbox implements AutoCloseable {
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
     script.inputs().forEach((name, value) -> org.polyglotsandbox.internal.boundary.InputEncoder.toJson(name, value));
-    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script);
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, toolRegistry);
     active.add(run.guard());
     try {
       return run.execute();
@@ -122,6 +146,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     closed = true;
     active.forEach(RunGuard::cancel);
     watchdog.shutdown();
+    toolRegistry.close();
     try {
       engine.close(true);
     } catch (RuntimeException e) {
@@ -137,7 +162,8 @@ public final class PolyglotSandbox implements AutoCloseable {
       Policy warm = Policy.builder().allowLanguages(language)
           .limits(Limits.builder().wallTime(java.time.Duration.ofMinutes(3)).build()).build();
       Script warmUp = Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0));
-      ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp).execute();
+      ExecutionResult r =
+          new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, ToolRegistry.none()).execute();
       if (!r.isOk()) {
         throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
             + r.errorMessage().orElse(""));
@@ -153,6 +179,7 @@ public final class PolyglotSandbox implements AutoCloseable {
   public static final class Builder {
     private Policy policy;
     private double heapThreshold = 0.85;
+    private final Map<String, Tool> tools = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -176,10 +203,30 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
 
     /**
+     * Registers a tool. Guest code can call it only if the policy also allows its name.
+     *
+     * @throws IllegalArgumentException if a tool of the same name is already registered
+     */
+    public Builder tool(Tool tool) {
+      Objects.requireNonNull(tool, "tool");
+      if (tools.putIfAbsent(tool.name(), tool) != null) {
+        throw new IllegalArgumentException("tool '" + tool.name() + "' is registered twice");
+      }
+      return this;
+    }
+
+    /** Registers each tool, as {@link #tool(Tool)}. */
+    public Builder tools(Collection<Tool> tools) {
+      Objects.requireNonNull(tools, "tools").forEach(this::tool);
+      return this;
+    }
+
+    /**
      * Creates the engine and warms up each allowed language (the first Python context in a JVM takes
      * seconds).
      *
-     * @throws IllegalStateException if no policy was set, or a mount's host path does not exist
+     * @throws IllegalStateException if no policy was set, a mount's host path does not exist, or the
+     *     policy allows a tool that was not registered
      */
     public PolyglotSandbox build() {
       if (policy == null) {
@@ -192,7 +239,16 @@ public final class PolyglotSandbox implements AutoCloseable {
           }
         });
       }
-      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold);
+      List<Tool> allowed = new ArrayList<>();
+      for (String name : policy.tools()) {
+        Tool tool = tools.get(name);
+        if (tool == null) {
+          throw new IllegalStateException("policy allows tool '" + name + "' but no tool of that name was"
+              + " registered (registered: " + tools.keySet() + ")");
+        }
+        allowed.add(tool);
+      }
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed);
       try {
         sandbox.warmUp();
       } catch (RuntimeException e) {

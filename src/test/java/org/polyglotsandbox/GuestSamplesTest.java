@@ -78,9 +78,11 @@ class GuestSamplesTest {
         throw new AssertionError("guest-samples/policy.json does not parse", e);
       }
       assertThat(file.languages()).contains(l);
-      Policy.Builder policy = Policy.builder().allowLanguages(l).limits(file.limits());
+      Policy.Builder policy = Policy.builder().allowLanguages(l).limits(file.limits())
+          .allowTools(file.toolNames().toArray(String[]::new));
       file.mounts().forEach(policy::mount);
-      return PolyglotSandbox.builder().policy(policy.workingDirectory(file.workingDirectory()).build()).build();
+      return PolyglotSandbox.builder().policy(policy.workingDirectory(file.workingDirectory()).build())
+          .tools(file.tools()).build();
     });
   }
 

@@ -58,6 +58,10 @@ final class HumanReport {
     s.append(" | allocated: ").append(r.usage().allocatedBytes() >> 20).append(" MiB");
     r.usage().statements().ifPresent(n -> s.append(" | statements: ").append(n));
     s.append(" | output: ").append(r.usage().outputBytes()).append(r.usage().outputBytes() == 1 ? " byte" : " bytes");
+    long toolCalls = r.events().stream().filter(SandboxEvent.ToolCall.class::isInstance).count();
+    if (toolCalls > 0) {
+      s.append(" | tool calls: ").append(toolCalls);
+    }
     List<SandboxEvent.DeniedOperation> denied = r.deniedOperations();
     s.append(" | denied: ").append(denied.size());
     if (!denied.isEmpty()) {

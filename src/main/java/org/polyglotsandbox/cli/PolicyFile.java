@@ -28,6 +28,7 @@ import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.Tool;
 
 /**
  * A sandbox policy read from a JSON file (syntax: {@code docs/policy-file.md}). Parsing is strict:
@@ -40,8 +41,11 @@ import org.polyglotsandbox.Policy;
  *  "mounts": [{"host": "data/sales.csv", "guest": "/data/sales.csv"},
  *             {"guest": "/scratch", "access": "scratch"}],
  *  "workingDirectory": "/scratch",
- *  "limits": {"wallTime": "2s", "maxStatements": 1000000, "stackSize": "8m"}}
+ *  "limits": {"wallTime": "2s", "maxStatements": 1000000, "stackSize": "8m"},
+ *  "tools": ["clock", "kv.get", "kv.put", {"name": "lookup", "file": "data/customers.json"}]}
  * }</pre>
+ *
+ * <p>{@code tools} allows {@link DemoTools}, the CLI's built-in demonstration tools.
  */
 public final class PolicyFile {
   /** Policy files larger than this are refused unread. */
@@ -52,7 +56,9 @@ public final class PolicyFile {
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .build();
-  private static final List<String> TOP_FIELDS = List.of("languages", "mounts", "workingDirectory", "limits");
+  private static final List<String> TOP_FIELDS = List.of("languages", "mounts", "workingDirectory", "limits",
+      "tools");
+  private static final List<String> TOOL_FIELDS = List.of("name", "file");
   private static final List<String> MOUNT_FIELDS = List.of("host", "guest", "access");
   private static final List<String> LIMIT_FIELDS = List.of("maxStatements", "wallTime", "maxCpuTime",
       "maxAllocatedBytes", "maxFileBytes", "maxFiles", "maxOutputBytes", "stackSize", "maxResultNodes",
@@ -64,14 +70,16 @@ public final class PolicyFile {
   private final List<Mount> mounts;
   private final String workingDirectory;
   private final Limits limits;
+  private final List<Tool> tools;
 
   private PolicyFile(Path file, Set<Language> languages, List<Mount> mounts, String workingDirectory,
-      Limits limits) {
+      Limits limits, List<Tool> tools) {
     this.file = file;
     this.languages = languages;
     this.mounts = mounts;
     this.workingDirectory = workingDirectory;
     this.limits = limits;
+    this.tools = tools;
   }
 
   /**
@@ -159,12 +167,26 @@ public final class PolicyFile {
   }
 
   /**
+   * The demonstration tools the file allows, built and ready to register with a sandbox (whose policy
+   * must then allow them: {@link #toolNames()}); empty if the file has no {@code tools} field.
+   */
+  public List<Tool> tools() {
+    return tools;
+  }
+
+  /** The names of {@link #tools()}, in file order. */
+  public List<String> toolNames() {
+    return tools.stream().map(Tool::name).toList();
+  }
+
+  /**
    * A builder for this policy allowing the given languages in place of the file's own list, for callers
    * that have checked the file allows them (or that the file lists none).
    */
   Policy.Builder toBuilder(Language first, Language... more) {
     Policy.Builder b = Policy.builder().allowLanguages(first, more).limits(limits);
     mounts.forEach(b::mount);
+    b.allowTools(toolNames().toArray(String[]::new));
     return b.workingDirectory(workingDirectory);
   }
 
@@ -203,7 +225,51 @@ public final class PolicyFile {
       } catch (IllegalArgumentException e) {
         throw error("workingDirectory", e.getMessage());
       }
-      return new PolicyFile(Path.of(name), languages, mounts, cwd, limits);
+      List<Tool> tools = root.has("tools") ? tools(root.get("tools")) : List.of();
+      return new PolicyFile(Path.of(name), languages, mounts, cwd, limits, tools);
+    }
+
+    private List<Tool> tools(JsonNode node) throws PolicyFileException {
+      if (!node.isArray()) {
+        throw error("tools", describe(node) + " is not a list (such as [\"clock\", \"kv.get\"])");
+      }
+      List<String> names = new ArrayList<>();
+      Path lookupFile = null;
+      for (int i = 0; i < node.size(); i++) {
+        String path = "tools[" + i + "]";
+        JsonNode entry = node.get(i);
+        String toolName;
+        if (entry.isObject()) {
+          requireObject(entry, path, TOOL_FIELDS);
+          if (!entry.has("name")) {
+            throw error(path, "has no \"name\" field");
+          }
+          toolName = string(entry.get("name"), path + ".name", "a demo tool name: " + String.join(", ", DemoTools.NAMES));
+          if (entry.has("file")) {
+            if (!toolName.equals("lookup")) {
+              throw error(path + ".file", "only the lookup tool takes a file");
+            }
+            lookupFile = hostPath(string(entry.get("file"), path + ".file", "a host JSON file path"), path + ".file");
+          }
+        } else {
+          toolName = string(entry, path, "a demo tool name: " + String.join(", ", DemoTools.NAMES));
+        }
+        if (!DemoTools.NAMES.contains(toolName)) {
+          throw error(path, Text.quote(toolName) + " is not a demo tool (known: " + String.join(", ", DemoTools.NAMES) + ")");
+        }
+        if (names.contains(toolName)) {
+          throw error(path, Text.quote(toolName) + " is listed twice");
+        }
+        if (toolName.equals("lookup") && lookupFile == null) {
+          throw error(path, "lookup needs a file: {\"name\": \"lookup\", \"file\": \"data/table.json\"}");
+        }
+        names.add(toolName);
+      }
+      try {
+        return DemoTools.create(names, lookupFile, java.time.Clock.systemUTC());
+      } catch (IllegalArgumentException e) {
+        throw error("tools", e.getMessage());
+      }
     }
 
     private Set<Language> languages(JsonNode node) throws PolicyFileException {

@@ -129,6 +129,15 @@ final class ResultJson {
         o.put("detail", l.detail());
         o.put("layer", l.layer().id());
       }
+      case SandboxEvent.ToolCall t -> {
+        o.put("type", "tool_call");
+        o.put("time", t.time().toString());
+        o.put("tool", t.tool());
+        o.put("argumentBytes", t.argumentBytes());
+        o.put("durationMicros", t.duration().toNanos() / 1000);
+        o.put("verdict", t.verdict().name().toLowerCase(java.util.Locale.ROOT));
+        o.put("layer", t.layer().id());
+      }
     }
     return o;
   }

@@ -22,6 +22,7 @@ import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Script;
+import org.polyglotsandbox.Tool;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -94,11 +95,12 @@ final class RunCommand implements Callable<Integer> {
         .orElseThrow(() -> new UsageException("cannot tell the language of " + Text.quote(file)
             + " from its extension (.js, .mjs, .py); use --lang js or --lang python"));
     String code = read(path);
-    Policy policy = policy(lang);
+    List<Tool> tools = new ArrayList<>();
+    Policy policy = policy(lang, tools);
     Script script = Script.of(lang, code).named(scriptName(path));
 
     ExecutionResult result;
-    try (PolyglotSandbox sandbox = start(policy)) {
+    try (PolyglotSandbox sandbox = start(policy, tools)) {
       result = sandbox.run(script);
     }
     if (json) {
@@ -109,9 +111,9 @@ final class RunCommand implements Callable<Integer> {
     return ExitStatus.of(result.outcome()).code();
   }
 
-  private static PolyglotSandbox start(Policy policy) {
+  private static PolyglotSandbox start(Policy policy, List<Tool> tools) {
     try {
-      return PolyglotSandbox.builder().policy(policy).build();
+      return PolyglotSandbox.builder().policy(policy).tools(tools).build();
     } catch (IllegalStateException e) {
       // A mount deleted since it was checked, or a language that failed to start: no host stack needed.
       throw new StartException("the sandbox could not start: " + e.getMessage(), e);
@@ -156,8 +158,11 @@ final class RunCommand implements Callable<Integer> {
     return code.startsWith("\uFEFF") ? code.substring(1) : code;
   }
 
-  /** The policy file (or nothing but {@code lang}), narrowed to {@code lang}, plus the flags. */
-  private Policy policy(Language lang) {
+  /**
+   * The policy file (or nothing but {@code lang}), narrowed to {@code lang}, plus the flags; adds the
+   * demo tools the file allows to {@code tools}.
+   */
+  private Policy policy(Language lang, List<Tool> tools) {
     Policy.Builder b;
     Limits limits;
     if (policyFile != null) {
@@ -176,6 +181,7 @@ final class RunCommand implements Callable<Integer> {
       }
       b = p.toBuilder(lang);
       limits = p.limits();
+      tools.addAll(p.tools());
     } else {
       b = Policy.builder().allowLanguages(lang);
       limits = Limits.defaults();

@@ -114,7 +114,7 @@ class PolicyFileTest {
       `[]`                                          | policy.json: [] is not a JSON object
       `{} {}`                                       | policy.json: not valid JSON
       `{"limits": {}, "limits": {}}`                | policy.json: not valid JSON at line 1, column 24: Duplicate field 'limits'
-      `{"limit": {}}`                               | policy.json: limit: unknown field (known fields: languages, mounts, workingDirectory, limits)
+      `{"limit": {}}`                               | policy.json: limit: unknown field (known fields: languages, mounts, workingDirectory, limits, tools)
       `{"limits": {"wallTme": "2s"}}`               | policy.json: limits.wallTme: unknown field (known fields of limits: maxStatements,
       `{"limits": {"wallTime": "2 sec"}}`           | policy.json: limits.wallTime: '2 sec' is not a duration (use 500ms, 2s, 1.5s or 1m)
       `{"limits": {"wallTime": 2}}`                 | policy.json: limits.wallTime: 2 is not a duration (use a string
@@ -150,12 +150,38 @@ class PolicyFileTest {
       `{"workingDirectory": "scratch"}`             | policy.json: workingDirectory: guest path 'scratch' must be absolute
       `{"workingDirectory": null}`                  | policy.json: workingDirectory: null is not a string
       `{"\\u001b[2J": 1}`                           | policy.json: \\x1b[2J: unknown field
+      `{"tools": "clock"}`                          | policy.json: tools: 'clock' is not a list
+      `{"tools": ["shell"]}`                        | policy.json: tools[0]: 'shell' is not a demo tool (known: clock, kv.get, kv.put, lookup)
+      `{"tools": ["clock", "clock"]}`               | policy.json: tools[1]: 'clock' is listed twice
+      `{"tools": ["lookup"]}`                       | policy.json: tools[0]: lookup needs a file
+      `{"tools": [{"name": "lookup", "file": "missing.json"}]}` | policy.json: tools[0].file: 'missing.json' does not exist
+      `{"tools": [{"name": "clock", "file": "policy.json"}]}` | policy.json: tools[0].file: only the lookup tool takes a file
+      `{"tools": [{"name": "clock", "path": "x"}]}`  | policy.json: tools[0].path: unknown field (known fields of tools[0]: name, file)
       """)
   void badFile_isRejected_namingFieldAndValue(String json, String message) {
     assertThatThrownBy(() -> parse(json == null ? "" : json))
         .isInstanceOf(PolicyFileException.class)
         .hasMessageStartingWith(message.replace("policy.json", dir.resolve("policy.json").toString()))
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n", "\u001b"));
+  }
+
+  @Test
+  void demoTools_areBuiltAndAllowed() throws Exception {
+    Files.writeString(dir.resolve("table.json"), "{\"ada\": {\"tier\": \"gold\"}}");
+
+    PolicyFile p = parse("""
+        {"tools": ["clock", "kv.get", "kv.put", {"name": "lookup", "file": "table.json"}]}""");
+
+    assertThat(p.toolNames()).containsExactly("clock", "kv.get", "kv.put", "lookup");
+    assertThat(p.toBuilder(Language.JAVASCRIPT).build().tools()).containsExactly("clock", "kv.get", "kv.put", "lookup");
+    var lookup = p.tools().get(3);
+    assertThat(lookup.handler().call(java.util.Map.of("key", "ada"))).isEqualTo(java.util.Map.of("tier", "gold"));
+    assertThat(lookup.handler().call(java.util.Map.of("key", "bob"))).isNull();
+    var put = p.tools().get(2).handler();
+    var get = p.tools().get(1).handler();
+    put.call(java.util.Map.of("key", "k", "value", java.util.List.of(1L)));
+    assertThat(get.call(java.util.Map.of("key", "k"))).isEqualTo(java.util.List.of(1L));
+    assertThat(parse("{}").tools()).isEmpty();
   }
 
   @Test

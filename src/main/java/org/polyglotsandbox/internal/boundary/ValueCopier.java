@@ -21,6 +21,9 @@ import org.polyglotsandbox.Limits;
  * Map with String keys. Functions are left out (omitted from maps, {@code null} in lists); other guest
  * objects become their string form. Cycles, and values past the result limits, raise
  * {@link ResultTooLargeException}.
+ *
+ * <p>{@link #forArguments} is the strict variant for tool arguments: instead of leaving functions and
+ * foreign objects out or turning objects into strings, it refuses them with {@link NotPlainDataException}.
  */
 public final class ValueCopier {
   private static final Object SKIP = new Object();
@@ -29,14 +32,32 @@ public final class ValueCopier {
   private final int maxNodes;
   private final int maxDepth;
   private final int maxString;
+  private final String what;
+  private final boolean plainDataOnly;
   private final Deque<Value> path = new ArrayDeque<>();
   private int nodes;
 
   public ValueCopier(Language language, Limits limits) {
+    this(language, limits.maxResultNodes(), limits.maxResultDepth(), limits.maxResultStringLength(), "result",
+        false);
+  }
+
+  private ValueCopier(Language language, int maxNodes, int maxDepth, int maxString, String what,
+      boolean plainDataOnly) {
     this.language = language;
-    this.maxNodes = limits.maxResultNodes();
-    this.maxDepth = limits.maxResultDepth();
-    this.maxString = limits.maxResultStringLength();
+    this.maxNodes = maxNodes;
+    this.maxDepth = maxDepth;
+    this.maxString = maxString;
+    this.what = what;
+    this.plainDataOnly = plainDataOnly;
+  }
+
+  /**
+   * A copier for tool arguments: only null, booleans, numbers, strings, arrays/lists/tuples and plain
+   * objects/dicts; anything else raises {@link NotPlainDataException}.
+   */
+  public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString) {
+    return new ValueCopier(language, maxNodes, maxDepth, maxString, "arguments", true);
   }
 
   /** Copies {@code value}; a top-level function becomes {@code null}. */
@@ -47,7 +68,7 @@ public final class ValueCopier {
 
   private Object copy(Value v, int depth) {
     if (++nodes > maxNodes) {
-      throw new ResultTooLargeException("result holds more than " + maxNodes + " values");
+      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
     }
     if (v.isNull()) {
       return null;
@@ -62,7 +83,16 @@ public final class ValueCopier {
       return number(v);
     }
     if (v.isHostObject() || v.isProxyObject() || v.isNativePointer()) {
+      if (plainDataOnly) {
+        throw new NotPlainDataException(what + " may not hold host objects");
+      }
       return SKIP; // nothing host-side is ever handed to the guest; never copy one back out
+    }
+    if (plainDataOnly && (v.canExecute() || v.canInstantiate())) {
+      throw new NotPlainDataException(what + " may not hold functions");
+    }
+    if (plainDataOnly && (v.isInstant() || v.isDate() || v.isTime() || v.isDuration() || v.isTimeZone())) {
+      throw new NotPlainDataException(what + " may not hold dates or times (pass them as strings)");
     }
     if (v.isInstant() || v.isDate() || v.isTime()) {
       return bounded(v.isInstant() ? v.asInstant().toString() : v.toString());
@@ -70,14 +100,18 @@ public final class ValueCopier {
     boolean container = v.hasArrayElements() || v.hasHashEntries() || v.hasIterator()
         || (language == Language.JAVASCRIPT && v.hasMembers() && !v.canExecute());
     if (!container) {
+      if (plainDataOnly) {
+        throw new NotPlainDataException(what + " may hold only null, booleans, numbers, strings, lists and"
+            + " objects, not " + kind(v));
+      }
       return v.canExecute() || v.canInstantiate() ? SKIP : bounded(v.toString());
     }
     if (depth >= maxDepth) {
-      throw new ResultTooLargeException("result nests deeper than " + maxDepth + " levels");
+      throw new ResultTooLargeException(what + " nest" + (plainDataOnly ? "" : "s") + " deeper than " + maxDepth + " levels");
     }
     for (Value ancestor : path) {
       if (ancestor.equals(v)) {
-        throw new ResultTooLargeException("result contains a cycle");
+        throw new ResultTooLargeException(what + " contain" + (plainDataOnly ? "" : "s") + " a cycle");
       }
     }
     path.push(v);
@@ -106,9 +140,22 @@ public final class ValueCopier {
       return v.asBigInteger();
     }
     if (v.fitsInDouble()) {
-      return v.asDouble();
+      double d = v.asDouble();
+      if (plainDataOnly && !Double.isFinite(d)) {
+        throw new NotPlainDataException(what + " may not hold " + d + " (JSON has no such number)");
+      }
+      return d;
+    }
+    if (plainDataOnly) {
+      throw new NotPlainDataException(what + " may not hold this number: " + kind(v));
     }
     return bounded(v.toString());
+  }
+
+  /** The guest type's simple name, for messages; bounded so a guest-chosen class name cannot flood them. */
+  private static String kind(Value v) {
+    String name = metaName(v);
+    return name.isEmpty() ? "this value" : "a " + (name.length() > 40 ? name.substring(0, 40) : name);
   }
 
   private static String metaName(Value v) {
@@ -119,7 +166,7 @@ public final class ValueCopier {
   private List<Object> list(Value v, int depth) {
     long size = v.getArraySize();
     if (size > maxNodes - nodes) {
-      throw new ResultTooLargeException("result holds more than " + maxNodes + " values");
+      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
     }
     List<Object> out = new ArrayList<>((int) size);
     for (long i = 0; i < size; i++) {
@@ -155,7 +202,7 @@ public final class ValueCopier {
     while (keys.hasNext()) {
       String key = bounded(keys.next());
       if (++nodes > maxNodes) {
-        throw new ResultTooLargeException("result holds more than " + maxNodes + " values");
+        throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
       }
       put(out, key, copy(v.getMember(key), depth + 1));
     }
@@ -175,7 +222,7 @@ public final class ValueCopier {
 
   private String bounded(String s) {
     if (s.length() > maxString) {
-      throw new ResultTooLargeException("result holds a string longer than " + maxString + " characters");
+      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " a string longer than " + maxString + " characters");
     }
     return s;
   }

@@ -64,6 +64,11 @@ public final class RunGuard implements EnforcementSink {
     trip(limit, detail, layer, true);
   }
 
+  /** Records a call through the tool gateway. */
+  public void toolCall(SandboxEvent.ToolCall call) {
+    add(call);
+  }
+
   /**
    * Records that a limit tripped and cancels the guest; later trips are ignored.
    *

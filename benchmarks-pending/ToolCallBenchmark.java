@@ -1,0 +1,126 @@
+package org.polyglotsandbox.benchmarks;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Tool;
+import org.polyglotsandbox.ToolHandler;
+
+/**
+ * The guest-to-host tool round trip: {@code tools.add({a, b})} from guest code (arguments copied out,
+ * validated against a JSON Schema, handler run on a sandbox thread, result parsed back in the guest),
+ * against the same handler called directly from Java in the same run.
+ *
+ * <p>Each {@code roundTrip} invocation is one sandbox run whose guest loop makes {@value #CALLS} calls;
+ * {@code guestLoop} is the same run and loop calling a guest-local function instead, so
+ * {@code roundTrip - guestLoop} is the gateway's cost per call with the run's fixed cost (fresh context,
+ * a few milliseconds, spread over {@value #CALLS} calls) taken out. Scores are per call.
+ *
+ * <p>Run from the repository root:
+ *
+ * <pre>{@code
+ * benchmarks/run ToolCallBenchmark
+ * }</pre>
+ *
+ * <p>Target: under 5 microseconds per call (JavaScript, optimizing runtime on, small arguments).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
+@Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
+@Fork(1) // inherits the JIT flags benchmarks/run starts JMH with
+@State(Scope.Benchmark)
+public class ToolCallBenchmark {
+  static final int CALLS = 20_000;
+
+  private static final ToolHandler ADD = args -> (Long) args.get("a") + (Long) args.get("b");
+  private static final String PARAMETERS = """
+      {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+       "required": ["a", "b"], "additionalProperties": false}""";
+
+  @Param({"JAVASCRIPT", "PYTHON"})
+  public Language language;
+
+  private PolyglotSandbox sandbox;
+  private String toolLoop;
+  private String guestLoop;
+  private final Map<String, Object> arguments = Map.of("a", 1L, "b", 2L);
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    Tool add = Tool.builder("add").parameters(PARAMETERS).result("{\"type\": \"integer\"}")
+        .maxCallsPerRun(CALLS).handler(ADD).build();
+    Policy policy = Policy.computeOnly(language).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(1)).build())
+        .allowTools("add").build();
+    sandbox = PolyglotSandbox.builder().policy(policy).tool(add).build();
+    if (!sandbox.isOptimizingRuntime()) {
+      throw new IllegalStateException("not on the optimizing runtime: " + sandbox.runtimeName());
+    }
+    toolLoop = loop("tools.add");
+    guestLoop = loop("add");
+    check(sandbox.run(language, toolLoop));
+    check(sandbox.run(language, guestLoop));
+  }
+
+  private String loop(String callee) {
+    return language == Language.JAVASCRIPT
+        ? "const add = (o) => o.a + o.b;\nlet s = 0;\nfor (let i = 0; i < " + CALLS + "; i++) { s += "
+            + callee + "({a: i, b: 1}); }\ns"
+        : "def add(a, b):\n    return a + b\ns = 0\nfor i in range(" + CALLS + "):\n    s += " + callee
+            + "(a=i, b=1)\ns";
+  }
+
+  private static long check(ExecutionResult r) {
+    long expected = (long) CALLS * (CALLS - 1) / 2 + CALLS;
+    if (!r.isOk() || !Long.valueOf(expected).equals(r.value())) {
+      throw new IllegalStateException("unexpected result: " + r);
+    }
+    return expected;
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    sandbox.close();
+  }
+
+  /** {@value #CALLS} tool calls in one run. */
+  @Benchmark
+  @OperationsPerInvocation(CALLS)
+  public ExecutionResult roundTrip() {
+    return sandbox.run(language, toolLoop);
+  }
+
+  /** The same run with a guest-local function in place of the tool. */
+  @Benchmark
+  @OperationsPerInvocation(CALLS)
+  public ExecutionResult guestLoop() {
+    return sandbox.run(language, guestLoop);
+  }
+
+  /** The handler called from Java with the same (already copied) arguments: the floor. */
+  @Benchmark
+  public void directJava(Blackhole bh) throws Exception {
+    bh.consume(ADD.call(arguments));
+  }
+}

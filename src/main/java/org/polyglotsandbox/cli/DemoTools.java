@@ -1,0 +1,123 @@
+package org.polyglotsandbox.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.polyglotsandbox.Tool;
+import org.polyglotsandbox.ToolException;
+
+/**
+ * The demonstration tools a policy file can allow, so samples can show tool use without Java:
+ *
+ * <ul>
+ *   <li>{@code clock}: no arguments; returns {@code {"utc": "2026-11-29T20:00:00Z", "epochMillis": ...}}.
+ *   <li>{@code kv.get}: {@code {key}}; the value stored under {@code key}, or null.
+ *   <li>{@code kv.put}: {@code {key, value}}; stores any JSON value, returns {@code {"keys": n}}. An
+ *       in-memory store of at most {@value #MAX_KEYS} keys that lives as long as the sandbox (for
+ *       {@code bin/sandbox run}, one run).
+ *   <li>{@code lookup}: {@code {key}}; the top-level entry {@code key} of a host JSON object file read
+ *       when the sandbox starts, or null.
+ * </ul>
+ */
+public final class DemoTools {
+  /** The names a policy file may list. */
+  public static final List<String> NAMES = List.of("clock", "kv.get", "kv.put", "lookup");
+  static final int MAX_KEYS = 1000;
+  static final long MAX_LOOKUP_FILE_BYTES = 16L << 20;
+
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final String KEY = """
+      {"type": "string", "minLength": 1, "maxLength": 128}""";
+
+  private DemoTools() {}
+
+  /**
+   * Builds the named tools; the {@code kv} tools among them share one store.
+   *
+   * @param lookupFile the JSON object file {@code lookup} reads; required if {@code lookup} is named
+   * @throws IllegalArgumentException if a name is not a demo tool, or the lookup file is missing or not
+   *     a JSON object
+   */
+  public static List<Tool> create(Collection<String> names, Path lookupFile, Clock clock) {
+    Map<String, Object> store = new ConcurrentHashMap<>();
+    List<Tool> out = new ArrayList<>();
+    for (String name : names) {
+      out.add(switch (name) {
+        case "clock" -> Tool.builder("clock")
+            .description("The current time in UTC.")
+            .result("""
+                {"type": "object", "required": ["utc", "epochMillis"],
+                 "properties": {"utc": {"type": "string"}, "epochMillis": {"type": "integer"}}}""")
+            .handler(args -> Map.of("utc", clock.instant().toString(), "epochMillis", clock.millis()))
+            .build();
+        case "kv.get" -> Tool.builder("kv.get")
+            .description("Reads a value from the in-memory key-value store; null if absent.")
+            .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + "}, \"required\": [\"key\"],"
+                + " \"additionalProperties\": false}")
+            .handler(args -> store.get((String) args.get("key")))
+            .build();
+        case "kv.put" -> Tool.builder("kv.put")
+            .description("Stores a JSON value in the in-memory key-value store.")
+            .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + ", \"value\": {}},"
+                + " \"required\": [\"key\", \"value\"], \"additionalProperties\": false}")
+            .handler(args -> {
+              String key = (String) args.get("key");
+              Object value = args.get("value");
+              synchronized (store) {
+                if (store.size() >= MAX_KEYS && !store.containsKey(key)) {
+                  throw new ToolException("the store is full (" + MAX_KEYS + " keys)");
+                }
+                if (value == null) {
+                  store.remove(key);
+                } else {
+                  store.put(key, value); // already an immutable copy
+                }
+                return Map.of("keys", store.size());
+              }
+            })
+            .build();
+        case "lookup" -> lookup(lookupFile);
+        default -> throw new IllegalArgumentException("'" + name + "' is not a demo tool (known: "
+            + String.join(", ", NAMES) + ")");
+      });
+    }
+    return List.copyOf(out);
+  }
+
+  private static Tool lookup(Path file) {
+    Objects.requireNonNull(file, "the lookup tool needs a file");
+    Map<String, Object> entries;
+    try {
+      if (Files.size(file) > MAX_LOOKUP_FILE_BYTES) {
+        throw new IllegalArgumentException(file + " is larger than " + MAX_LOOKUP_FILE_BYTES + " bytes");
+      }
+      JsonNode root = JSON.readTree(file.toFile());
+      if (root == null || !root.isObject()) {
+        throw new IllegalArgumentException(file + " is not a JSON object ({\"key\": value, ...})");
+      }
+      entries = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : root.properties()) {
+        entries.put(e.getKey(), JSON.treeToValue(e.getValue(), Object.class));
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + " cannot be read as JSON: " + e.getMessage(), e);
+    }
+    return Tool.builder("lookup")
+        .description("Looks up an entry of a reference JSON file by key; null if absent.")
+        .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + "}, \"required\": [\"key\"],"
+            + " \"additionalProperties\": false}")
+        .handler(args -> entries.get((String) args.get("key")))
+        .build();
+  }
+}

@@ -1,0 +1,20 @@
+package org.polyglotsandbox.internal.tools;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.polyglotsandbox.ToolHandler;
+
+/**
+ * What the gateway needs of one tool: its compiled schemas, handler, budget, timeout and argument cap.
+ *
+ * @param result the result schema, or null when results are not checked
+ */
+public record ToolBinding(String name, ToolSchema parameters, ToolSchema result, ToolHandler handler,
+    int maxCallsPerRun, Duration timeout, int maxArgumentBytes) {
+  public ToolBinding {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(parameters, "parameters");
+    Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(timeout, "timeout");
+  }
+}

@@ -1,0 +1,320 @@
+package org.polyglotsandbox.internal.tools;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.SandboxEvent.ToolCall;
+import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
+import org.polyglotsandbox.ToolException;
+import org.polyglotsandbox.internal.boundary.NotPlainDataException;
+import org.polyglotsandbox.internal.boundary.ResultTooLargeException;
+import org.polyglotsandbox.internal.boundary.ValueCopier;
+import org.polyglotsandbox.internal.engine.ErrorClassifier;
+import org.polyglotsandbox.internal.limits.RunGuard;
+
+/**
+ * One run's door to the host: the guest-side {@code tools} object and the one host function behind it.
+ *
+ * <p>The guest holds exactly one host value, a {@link ProxyExecutable} {@code raw(name, args)} hidden in
+ * a closure of a small guest-side wrapper. It takes a string and a guest object and returns a string:
+ * {@code "R" + json} for a result, {@code "E" + json} for an error, which the wrapper parses with the
+ * guest's own JSON parser (a fresh guest value) or throws as a guest {@code ToolError}. No host
+ * exception, host object or host class name ever reaches the guest. A guest that digs {@code raw} out
+ * (Python closures are introspectable) gains nothing: every check is here, on the host side.
+ *
+ * <p>Per call: look up the name among the allowed tools (else a {@link Operation#TOOL_CALL} denial);
+ * count it against the tool's budget (over it, the run ends with {@link Limit#TOOL_CALLS}); copy the
+ * arguments once, on the guest thread and so under the guest's limits, as strict plain data; validate
+ * that copy; run the handler on a sandbox thread with the tool's timeout while watching for the run
+ * being cancelled; check and encode the result. Every call is recorded as a {@link ToolCall} event.
+ */
+public final class ToolGateway {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  /** Values and nesting an argument object may hold, whatever its byte cap. */
+  static final int MAX_ARGUMENT_NODES = 10_000;
+  static final int MAX_ARGUMENT_DEPTH = 32;
+  /** Tool names a run may try that are unknown or not allowed and still be reported one by one. */
+  private static final int MAX_DENIALS_REPORTED = 100;
+  /** How often a guest thread waiting for a handler checks whether its run was cancelled. */
+  private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  private static final String JAVASCRIPT_WRAPPER = """
+      (raw, parse) => {
+        'use strict';
+        const hidden = new Set(['then', 'toJSON', 'toString', 'valueOf', 'constructor', 'prototype']);
+        const native = new Set(['call', 'apply', 'bind']);
+        class ToolError extends Error {
+          constructor(message, code) { super(message); this.code = code; }
+          get name() { return 'ToolError'; }
+        }
+        const readOnly = { set() { return false; }, defineProperty() { return false; },
+          deleteProperty() { return false; }, setPrototypeOf() { return false; } };
+        const nodes = new Map();
+        const node = (name) => {
+          const known = nodes.get(name);
+          if (known !== undefined) { return known; }
+          const call = (args) => {
+            if (args === undefined) { args = {}; }
+            else if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+              throw new TypeError("tools['" + name + "'](args): args must be an object such as {key: 'a'}");
+            }
+            const r = raw(name, args);
+            const body = parse(r.slice(1));
+            if (r[0] === 'R') { return body; }
+            throw new ToolError(body.message, body.code);
+          };
+          const proxy = new Proxy(call, { ...readOnly, get(target, key) {
+            if (typeof key !== 'string' || hidden.has(key) || key[0] === '_') { return undefined; }
+            if (native.has(key)) { return Reflect.get(target, key); }
+            return node(name + '.' + key);
+          } });
+          if (nodes.size < 256) { nodes.set(name, proxy); }
+          return proxy;
+        };
+        const root = new Proxy(Object.freeze(Object.create(null)), { ...readOnly, get(target, key) {
+          if (typeof key !== 'string' || hidden.has(key) || native.has(key) || key[0] === '_') { return undefined; }
+          return node(key);
+        } });
+        Object.defineProperty(globalThis, 'tools', { value: root, enumerable: false, writable: false,
+          configurable: false });
+      }""";
+
+  /** Run with exec in a namespace of its own, so nothing but {@code tools} lands in the guest's globals. */
+  private static final String PYTHON_WRAPPER = """
+      import json as _json
+      def install(raw):
+          loads = _json.loads
+          class ToolError(RuntimeError):
+              def __init__(self, message, code):
+                  super().__init__(message)
+                  self.code = code
+          ToolError.__module__ = 'tools'
+          class Tool:
+              __slots__ = ('_Tool__name',)
+              def __init__(self, name):
+                  object.__setattr__(self, '_Tool__name', name)
+              def __getattr__(self, key):
+                  if key.startswith('_'):
+                      raise AttributeError(key)
+                  return Tool(key if self.__name == '' else self.__name + '.' + key)
+              def __setattr__(self, key, value):
+                  raise AttributeError('tools are read-only')
+              def __delattr__(self, key):
+                  raise AttributeError('tools are read-only')
+              def __repr__(self):
+                  return '<tools>' if self.__name == '' else "<tool '" + self.__name + "'>"
+              def __call__(self, *args, **kwargs):
+                  if args and kwargs:
+                      raise TypeError('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
+                  if len(args) > 1:
+                      raise TypeError('tools.' + self.__name + '(): takes one dict or keyword arguments')
+                  a = args[0] if args else kwargs
+                  if not isinstance(a, dict):
+                      raise TypeError('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
+                  r = raw(self.__name, a)
+                  body = loads(r[1:])
+                  if r[0] == 'R':
+                      return body
+                  raise ToolError(body['message'], body['code'])
+          Tool.__module__ = 'tools'
+          Tool.__qualname__ = Tool.__name__ = 'Tools'
+          return Tool('')
+      """;
+
+  private final Map<String, ToolBinding> tools;
+  private final Language language;
+  private final Limits limits;
+  private final RunGuard guard;
+  private final HandlerThreads handlers;
+  private final Map<String, Integer> calls = new HashMap<>();
+  private int denials;
+
+  ToolGateway(Map<String, ToolBinding> tools, Language language, Limits limits, RunGuard guard,
+      HandlerThreads handlers) {
+    this.tools = tools;
+    this.language = language;
+    this.limits = limits;
+    this.guard = guard;
+    this.handlers = handlers;
+  }
+
+  /** Defines {@code tools} in a fresh context. */
+  public void install(Context context) {
+    ProxyExecutable raw = this::call;
+    if (language == Language.JAVASCRIPT) {
+      Value parse = context.eval(Source.newBuilder("js", "JSON.parse", "sandbox-tools-json.js").internal(true)
+          .buildLiteral());
+      context.eval(Source.newBuilder("js", JAVASCRIPT_WRAPPER, "sandbox-tools.js").internal(true).buildLiteral())
+          .execute(raw, parse);
+    } else {
+      Value namespace = context.eval(Source.newBuilder("python", "{'__name__': 'tools'}", "sandbox-tools-ns.py")
+          .internal(true).buildLiteral());
+      Value exec = context.eval(Source.newBuilder("python",
+          "lambda src, ns: exec(compile(src, 'sandbox-tools.py', 'exec'), ns)", "sandbox-tools-exec.py")
+          .internal(true).buildLiteral());
+      exec.execute(PYTHON_WRAPPER, namespace);
+      Value root = namespace.getHashValue("install").execute(raw);
+      context.getBindings("python").putMember("tools", root);
+    }
+  }
+
+  /** The body of {@code raw(name, args)}; runs on the guest thread. */
+  private Object call(Value... args) {
+    long start = System.nanoTime();
+    if (args.length != 2 || !args[0].isString()) {
+      return error("invalid_call", "tools are called as tools.name({...})");
+    }
+    String name = args[0].asString();
+    ToolBinding tool = tools.get(name);
+    if (tool == null) {
+      String shown = name.length() > 100 ? name.substring(0, 100) + "..." : name;
+      if (denials++ < MAX_DENIALS_REPORTED) {
+        guard.denied(Operation.TOOL_CALL, shown, Layer.TOOL_GATEWAY);
+      }
+      return error("denied", "tool '" + shown + "' is not available in this sandbox");
+    }
+    if (guard.isCancelled()) {
+      return error("cancelled", "the run was cancelled");
+    }
+    int n = calls.merge(name, 1, Integer::sum);
+    if (n > tool.maxCallsPerRun()) {
+      guard.trip(Limit.TOOL_CALLS, "tool '" + name + "' called more than " + tool.maxCallsPerRun() + " times",
+          Layer.TOOL_GATEWAY, true);
+      record(tool, 0, start, Verdict.OVER_BUDGET);
+      return error("over_budget", "tool '" + name + "' may be called at most " + tool.maxCallsPerRun()
+          + " times per run");
+    }
+
+    Map<String, Object> arguments;
+    byte[] json;
+    try {
+      Object copy = ValueCopier.forArguments(language, MAX_ARGUMENT_NODES, MAX_ARGUMENT_DEPTH,
+          tool.maxArgumentBytes()).copy(args[1]);
+      if (!(copy instanceof Map<?, ?> map)) {
+        record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+        return error("invalid_arguments", "tool '" + name + "': arguments must be an object");
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m = (Map<String, Object>) map;
+      arguments = m;
+    } catch (NotPlainDataException | ResultTooLargeException e) {
+      record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': " + e.getMessage());
+    }
+    JsonNode tree;
+    try {
+      tree = PlainJson.toTree(arguments, MAX_ARGUMENT_DEPTH + 1, Integer.MAX_VALUE);
+      json = ToolSchema.JSON.writeValueAsBytes(tree);
+    } catch (PlainJson.NotPlainException | JsonProcessingException e) {
+      record(tool, 0, start, Verdict.INVALID_ARGUMENTS); // not reached: the copier produces only plain data
+      return error("invalid_arguments", "tool '" + name + "': arguments are not plain data");
+    }
+    if (json.length > tool.maxArgumentBytes()) {
+      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': arguments are " + json.length
+          + " bytes of JSON, more than the " + tool.maxArgumentBytes() + " allowed");
+    }
+    List<String> violations = tool.parameters().violations(tree);
+    if (!violations.isEmpty()) {
+      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': invalid arguments: " + String.join("; ", violations));
+    }
+
+    Object result;
+    try {
+      result = await(tool, arguments);
+    } catch (TimeoutException e) {
+      record(tool, json.length, start, Verdict.TIMED_OUT);
+      return error("timeout", "tool '" + name + "' did not answer within " + format(tool.timeout()));
+    } catch (CancellationException e) {
+      record(tool, json.length, start, Verdict.CANCELLED);
+      return error("cancelled", "the run was cancelled");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      record(tool, json.length, start, Verdict.FAILED);
+      if (cause instanceof ToolException) {
+        return error("failed", ErrorClassifier.clean(cause.getMessage()));
+      }
+      LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' failed", cause);
+      String message = cause == null ? null : cause.getMessage();
+      return error("failed", "tool '" + name + "' failed"
+          + (message == null || message.isBlank() ? "" : ": " + ErrorClassifier.clean(message)));
+    }
+
+    String text;
+    try {
+      JsonNode out = PlainJson.toTree(result, limits.maxResultDepth(), limits.maxResultNodes());
+      if (tool.result() != null) {
+        List<String> wrong = tool.result().violations(out);
+        if (!wrong.isEmpty()) {
+          LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an invalid result: " + wrong);
+          record(tool, json.length, start, Verdict.INVALID_RESULT);
+          return error("invalid_result", "tool '" + name + "' returned an invalid result: " + String.join("; ", wrong));
+        }
+      }
+      text = ToolSchema.JSON.writeValueAsString(out);
+    } catch (PlainJson.NotPlainException | JsonProcessingException e) {
+      LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an unusable result: " + e.getMessage());
+      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      return error("invalid_result", "tool '" + name + "' returned a result that is not plain data");
+    }
+    if (text.length() > limits.maxResultStringLength()) {
+      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      return error("invalid_result", "tool '" + name + "' returned more than " + limits.maxResultStringLength()
+          + " characters of JSON");
+    }
+    record(tool, json.length, start, Verdict.OK);
+    return "R" + text;
+  }
+
+  /**
+   * Runs the handler on a sandbox thread and waits for it, at most its timeout, and only while the run
+   * is not cancelled. An abandoned handler is interrupted and left to finish on its own.
+   */
+  private Object await(ToolBinding tool, Map<String, Object> arguments)
+      throws TimeoutException, ExecutionException {
+    HandlerThreads.Call call;
+    try {
+      call = handlers.start(() -> tool.handler().call(arguments));
+    } catch (RejectedExecutionException e) {
+      throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
+    }
+    return call.await(tool.timeout().toNanos(), CANCEL_POLL_NANOS, guard::isCancelled);
+  }
+
+  private void record(ToolBinding tool, long argumentBytes, long start, Verdict verdict) {
+    guard.toolCall(new ToolCall(Instant.now(), tool.name(), argumentBytes,
+        Duration.ofNanos(System.nanoTime() - start), verdict));
+  }
+
+  private static String error(String code, String message) {
+    ObjectNode o = ToolSchema.JSON.createObjectNode();
+    o.put("code", code);
+    o.put("message", message);
+    return "E" + o;
+  }
+
+  private static String format(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+}
