@@ -3,15 +3,10 @@ package org.polyglotsandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -72,24 +67,10 @@ class BombBatteryTest {
 
   @BeforeAll
   static void runBatteryInAForkedJvm() throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
-          || arg.startsWith("--sun-misc")) {
-        command.add(arg);
-      }
-    }
-    command.add("-Xmx512m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(BombBatteryMain.class.getName());
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] out = p.getInputStream().readAllBytes();
-    boolean finished = p.waitFor(10, TimeUnit.MINUTES);
-    output = new String(out, StandardCharsets.UTF_8);
-    assertThat(finished).as("battery finished:\n%s", output).isTrue();
-    assertThat(p.exitValue()).as("forked JVM exit status:\n%s", output).isZero();
+    ForkedJvm.Result fork = ForkedJvm.run(BombBatteryMain.class, "512m", 10);
+    output = fork.output();
+    assertThat(fork.finished()).as("battery finished:\n%s", output).isTrue();
+    assertThat(fork.exitStatus()).as("forked JVM exit status:\n%s", output).isZero();
     output.lines().filter(l -> l.startsWith("BOMB ")).forEach(l -> {
       String[] f = l.split(" ");
       RESULTS.put(f[1], f);

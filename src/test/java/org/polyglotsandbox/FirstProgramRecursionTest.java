@@ -3,12 +3,6 @@ package org.polyglotsandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,26 +13,10 @@ import org.junit.jupiter.api.Test;
 class FirstProgramRecursionTest {
   @Test
   void unboundedRecursionAsFirstProgram_leavesTheJvmHealthy() throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("-XX:") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
-          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss")) {
-        command.add(arg);
-      }
-    }
-    command.add("-Xmx1g");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(RecursionFirstMain.class.getName());
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    boolean finished = p.waitFor(5, TimeUnit.MINUTES);
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!finished) {
-      p.destroyForcibly();
-    }
-    assertThat(finished).as("forked JVM finished; output:\n%s", out).isTrue();
-    assertThat(p.exitValue()).as("exit status; output:\n%s", out).isZero();
+    ForkedJvm.Result fork = ForkedJvm.run(RecursionFirstMain.class, "1g", 5);
+    String out = fork.output();
+    assertThat(fork.finished()).as("forked JVM finished; output:\n%s", out).isTrue();
+    assertThat(fork.exitStatus()).as("exit status; output:\n%s", out).isZero();
     assertThat(out)
         .contains("js-recursion LIMIT_EXCEEDED limit exceeded: RangeError: Maximum call stack size exceeded stack")
         .contains("py-recursion LIMIT_EXCEEDED limit exceeded: RecursionError")

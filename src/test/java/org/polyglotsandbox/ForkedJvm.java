@@ -1,0 +1,45 @@
+package org.polyglotsandbox;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a test main class in a fresh JVM with this JVM's class path and JIT flags. */
+final class ForkedJvm {
+  /** What the forked JVM did: whether it finished in time, its exit status and its combined output. */
+  record Result(boolean finished, int exitStatus, String output) {}
+
+  private ForkedJvm() {}
+
+  static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
+          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss")) {
+        command.add(arg);
+      }
+    }
+    command.add("-Xmx" + heap);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass.getName());
+    // Output goes to a file, so a hung child can be timed out and a full pipe never stalls it.
+    Path log = Files.createTempFile("forked-jvm", ".log");
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      boolean finished = p.waitFor(timeoutMinutes, TimeUnit.MINUTES);
+      if (!finished) {
+        p.destroyForcibly().waitFor();
+      }
+      return new Result(finished, finished ? p.exitValue() : -1, Files.readString(log, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+}
