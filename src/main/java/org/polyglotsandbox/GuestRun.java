@@ -19,7 +19,6 @@ import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
-import org.polyglotsandbox.internal.boundary.InputEncoder;
 import org.polyglotsandbox.internal.boundary.ResultTooLargeException;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.engine.ContextFactory;
@@ -58,18 +57,21 @@ final class GuestRun {
   private final ScheduledExecutorService watchdog;
   private final ResourceMonitor monitor;
   private final Script script;
+  /** The script's inputs as JSON text, encoded (and checked) once by the caller. */
+  private final Map<String, String> inputs;
   private final RunGuard guard;
   private final RunMeter meter;
   private final ToolRegistry tools;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      ResourceMonitor monitor, Script script, ToolRegistry tools) {
+      ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools) {
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
     this.watchdog = watchdog;
     this.monitor = monitor;
     this.script = script;
+    this.inputs = inputs;
     this.guard = new RunGuard(watchdog);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
     this.tools = tools;
@@ -212,14 +214,14 @@ final class GuestRun {
   }
 
   private void bindInputs(Context context) {
-    if (script.inputs().isEmpty()) {
+    if (inputs.isEmpty()) {
       return;
     }
     String parserCode = script.language() == Language.PYTHON ? "__import__('json').loads" : "JSON.parse";
     Value parse = context.eval(Source.newBuilder(script.language().id(), parserCode, "inputs").buildLiteral());
     Value bindings = context.getBindings(script.language().id());
-    for (Map.Entry<String, Object> input : script.inputs().entrySet()) {
-      bindings.putMember(input.getKey(), parse.execute(InputEncoder.toJson(input.getKey(), input.getValue())));
+    for (Map.Entry<String, String> input : inputs.entrySet()) {
+      bindings.putMember(input.getKey(), parse.execute(input.getValue()));
     }
   }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.Engine;
+import org.polyglotsandbox.internal.boundary.InputEncoder;
 import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.LogOutputStream;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
@@ -127,8 +128,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
-    script.inputs().forEach((name, value) -> org.polyglotsandbox.internal.boundary.InputEncoder.toJson(name, value));
-    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, toolRegistry);
+    Map<String, String> inputs = new LinkedHashMap<>();
+    script.inputs().forEach((name, value) -> inputs.put(name, InputEncoder.toJson(name, value)));
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry);
     active.add(run.guard());
     try {
       return run.execute();
@@ -163,7 +165,8 @@ public final class PolyglotSandbox implements AutoCloseable {
           .limits(Limits.builder().wallTime(java.time.Duration.ofMinutes(3)).build()).build();
       Script warmUp = Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0));
       ExecutionResult r =
-          new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, ToolRegistry.none()).execute();
+          new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, Map.of(), ToolRegistry.none())
+              .execute();
       if (!r.isOk()) {
         throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
             + r.errorMessage().orElse(""));

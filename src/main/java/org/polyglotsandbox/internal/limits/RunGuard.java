@@ -49,14 +49,16 @@ public final class RunGuard implements EnforcementSink {
   }
 
   @Override
-  public void denied(Operation operation, String target, Layer layer) {
-    // Interpreters retry the same lookup several times; one event per distinct attempt is enough.
-    synchronized (this) {
-      if (!seenDenials.add(operation.id() + "\0" + target + "\0" + layer.id())) {
-        return;
-      }
+  public synchronized void denied(Operation operation, String target, Layer layer) {
+    if (events.size() >= MAX_EVENTS) {
+      // The log is full: count the attempt, and keep no per-target state a guest could grow at will.
+      droppedEvents++;
+      return;
     }
-    add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
+    // Interpreters retry the same lookup several times; one event per distinct attempt is enough.
+    if (seenDenials.add(operation.id() + "\0" + target + "\0" + layer.id())) {
+      add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
+    }
   }
 
   @Override
