@@ -85,23 +85,20 @@ class DeniedOperationsTest {
     Path created = host.resolve("created-" + language.id() + ".txt");
     ExecutionResult r = run(language, GuestCode.of(language,
         // JavaScript on GraalJS has no file-writing API at all; try every door a script might.
-        "[" + String.join(",", List.of(
-            GuestCode.jsAttempt("require('fs').writeFileSync('" + created + "', 'x')"),
-            GuestCode.jsAttempt("Java.type('java.io.FileWriter')"),
-            GuestCode.jsAttempt("Polyglot.eval('python', \"open('" + created + "', 'w').write('x')\")"),
-            GuestCode.jsAttempt("process.binding('fs')"),
-            GuestCode.jsAttempt("Deno.writeTextFileSync('" + created + "', 'x')"))) + "]",
-        "import os\nout = []\n"
-            + "for f in [lambda: open('" + created + "', 'w').write('x'),\n"
-            + "          lambda: open('" + existing + "', 'a').write('x'),\n"
-            + "          lambda: open('" + existing + "', 'w'),\n"
-            + "          lambda: os.remove('" + existing + "'),\n"
-            + "          lambda: os.rename('" + existing + "', '" + created + "'),\n"
-            + "          lambda: os.mkdir('" + host.resolve("newdir") + "'),\n"
-            + "          lambda: os.symlink('/etc/passwd', '" + created + "')]:\n"
-            + "    try:\n        f(); out.append('OK')\n"
-            + "    except OSError as e:\n        out.append('DENIED ' + type(e).__name__)\n"
-            + "out"));
+        GuestCode.jsAttempts(
+            "require('fs').writeFileSync('" + created + "', 'x')",
+            "Java.type('java.io.FileWriter')",
+            "Polyglot.eval('python', \"open('" + created + "', 'w').write('x')\")",
+            "process.binding('fs')",
+            "Deno.writeTextFileSync('" + created + "', 'x')"),
+        "import os\n" + GuestCode.pythonAttempts("OSError",
+            "open('" + created + "', 'w').write('x')",
+            "open('" + existing + "', 'a').write('x')",
+            "open('" + existing + "', 'w')",
+            "os.remove('" + existing + "')",
+            "os.rename('" + existing + "', '" + created + "')",
+            "os.mkdir('" + host.resolve("newdir") + "')",
+            "os.symlink('/etc/passwd', '" + created + "')")));
     assertThatRun(r).isOk().leaksNoHostDetail();
     assertThat((List<?>) r.value()).isNotEmpty().allSatisfy(v -> assertThat(v.toString()).startsWith("DENIED"));
     assertThat(created).doesNotExist();
@@ -168,11 +165,11 @@ class DeniedOperationsTest {
       assertThatRun(run(language, "import os; os.system('" + touch + "')"))
           .recordedDenial(Operation.PROCESS_SPAWN, "");
     } else {
-      ExecutionResult r = run(language, "[" + String.join(",",
-          GuestCode.jsAttempt("require('child_process').execSync('" + touch + "')"),
-          GuestCode.jsAttempt("Java.type('java.lang.ProcessBuilder')"),
-          GuestCode.jsAttempt("Java.type('java.lang.Runtime').getRuntime().exec('" + touch + "')"),
-          GuestCode.jsAttempt("process.spawn('" + touch + "')")) + "]");
+      ExecutionResult r = run(language, GuestCode.jsAttempts(
+          "require('child_process').execSync('" + touch + "')",
+          "Java.type('java.lang.ProcessBuilder')",
+          "Java.type('java.lang.Runtime').getRuntime().exec('" + touch + "')",
+          "process.spawn('" + touch + "')"));
       assertThatRun(r).isOk();
       assertThat((List<?>) r.value()).allSatisfy(v -> assertThat(v.toString()).startsWith("DENIED"));
     }
@@ -210,12 +207,12 @@ class DeniedOperationsTest {
         assertThatRun(run(language, "import socket; socket.create_connection(('127.0.0.1', " + port + "))"))
             .recordedDenial(Operation.NETWORK_SOCKET, "");
       } else {
-        ExecutionResult r = run(language, "let out = [" + String.join(",",
-            GuestCode.jsAttempt("fetch('http://127.0.0.1:" + port + "/')"),
-            GuestCode.jsAttempt("new XMLHttpRequest()"),
-            GuestCode.jsAttempt("new WebSocket('ws://127.0.0.1:" + port + "/')"),
-            GuestCode.jsAttempt("Java.type('java.net.Socket')"),
-            GuestCode.jsAttempt("require('net').connect(" + port + ")")) + "];\n"
+        ExecutionResult r = run(language, "let out = " + GuestCode.jsAttempts(
+            "fetch('http://127.0.0.1:" + port + "/')",
+            "new XMLHttpRequest()",
+            "new WebSocket('ws://127.0.0.1:" + port + "/')",
+            "Java.type('java.net.Socket')",
+            "require('net').connect(" + port + ")") + ";\n"
             + "import('http://127.0.0.1:" + port + "/x.mjs').then(() => out.push('OK'), e => out.push('DENIED ' + e));\n"
             + "out");
         assertThatRun(r).isOk();
@@ -232,19 +229,16 @@ class DeniedOperationsTest {
   @EnumSource(Language.class)
   void hostClassLookup_isDenied(Language language) {
     ExecutionResult r = run(language, GuestCode.of(language,
-        "[" + String.join(",",
-            GuestCode.jsAttempt("Java.type('java.lang.Runtime')"),
-            GuestCode.jsAttempt("Packages.java.lang.Runtime.getRuntime()"),
-            GuestCode.jsAttempt("java.lang.System.exit(1)"),
-            GuestCode.jsAttempt("(1).constructor.constructor('return Java')().type('java.lang.Runtime')")) + "]",
-        "out = []\n"
-            + "for f in [lambda: __import__('java').type('java.lang.Runtime'),\n"
-            + "          lambda: __import__('java').add_to_classpath('/tmp'),\n"
-            + "          lambda: __import__('polyglot').import_value('java'),\n"
-            + "          lambda: __graalpython__.read_file('/etc/passwd')]:\n"
-            + "    try:\n        out.append('OK ' + str(f()))\n"
-            + "    except BaseException as e:\n        out.append('DENIED ' + type(e).__name__)\n"
-            + "out"));
+        GuestCode.jsAttempts(
+            "Java.type('java.lang.Runtime')",
+            "Packages.java.lang.Runtime.getRuntime()",
+            "java.lang.System.exit(1)",
+            "(1).constructor.constructor('return Java')().type('java.lang.Runtime')"),
+        GuestCode.pythonAttempts("BaseException",
+            "__import__('java').type('java.lang.Runtime')",
+            "__import__('java').add_to_classpath('/tmp')",
+            "__import__('polyglot').import_value('java')",
+            "__graalpython__.read_file('/etc/passwd')")));
     assertThatRun(r).isOk().leaksNoHostDetail();
     assertThat((List<?>) r.value()).allSatisfy(v -> assertThat(v.toString()).startsWith("DENIED"));
   }
@@ -268,10 +262,10 @@ class DeniedOperationsTest {
       assertThatRun(r).hasOutcome(Outcome.GUEST_ERROR).recordedDenial(Operation.THREAD_CREATE, "").leaksNoHostDetail();
       assertThat(r.errorMessage()).get().asString().contains("thread creation is not permitted");
     } else {
-      ExecutionResult r = run(language, "[" + String.join(",",
-          GuestCode.jsAttempt("new Worker('x.js')"),
-          GuestCode.jsAttempt("Java.type('java.lang.Thread')"),
-          GuestCode.jsAttempt("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)")) + "]");
+      ExecutionResult r = run(language, GuestCode.jsAttempts(
+          "new Worker('x.js')",
+          "Java.type('java.lang.Thread')",
+          "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)"));
       assertThatRun(r).isOk();
       assertThat(((List<?>) r.value()).subList(0, 2)).allSatisfy(v -> assertThat(v.toString()).startsWith("DENIED"));
     }
@@ -282,12 +276,9 @@ class DeniedOperationsTest {
   void nativeLibraries_areDenied(Language language) {
     ExecutionResult r = run(language, GuestCode.of(language,
         "[typeof WebAssembly, " + GuestCode.jsAttempt("Java.type('java.lang.System').loadLibrary('c')") + "]",
-        "out = []\n"
-            + "for f in [lambda: __import__('ctypes').CDLL(None),\n"
-            + "          lambda: __import__('ctypes').cdll.LoadLibrary('libc.so.6')]:\n"
-            + "    try:\n        out.append('OK ' + str(f()))\n"
-            + "    except BaseException as e:\n        out.append('DENIED ' + type(e).__name__)\n"
-            + "out"));
+        GuestCode.pythonAttempts("BaseException",
+            "__import__('ctypes').CDLL(None)",
+            "__import__('ctypes').cdll.LoadLibrary('libc.so.6')")));
     assertThatRun(r).isOk().leaksNoHostDetail();
     List<?> out = (List<?>) r.value();
     if (language == Language.JAVASCRIPT) {
@@ -314,9 +305,8 @@ class DeniedOperationsTest {
       assertThat(hard.exitStatus()).hasValue(4);
       assertThatRun(run(language, "import sys\nsys.exit(0)")).isOk();
     } else {
-      ExecutionResult r = run(language, "[" + String.join(",",
-          GuestCode.jsAttempt("quit(3)"), GuestCode.jsAttempt("exit(3)"),
-          GuestCode.jsAttempt("process.exit(3)"), GuestCode.jsAttempt("Java.type('java.lang.System').exit(3)")) + "]");
+      ExecutionResult r = run(language, GuestCode.jsAttempts(
+          "quit(3)", "exit(3)", "process.exit(3)", "Java.type('java.lang.System').exit(3)"));
       assertThatRun(r).isOk();
       assertThat((List<?>) r.value()).allSatisfy(v -> assertThat(v.toString()).startsWith("DENIED"));
     }

@@ -26,6 +26,26 @@ final class GuestCode {
     return "(() => { try { " + statements + "; return 'OK'; } catch (e) { return 'DENIED ' + e; } })()";
   }
 
+  /** A JavaScript array holding the {@link #jsAttempt} verdict of each statement, in order. */
+  static String jsAttempts(String... statements) {
+    return java.util.Arrays.stream(statements).map(GuestCode::jsAttempt)
+        .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+  }
+
+  /**
+   * A Python program whose value lists, for each expression in order, {@code "OK <value>"} or
+   * {@code "DENIED <ExceptionType>"} when evaluating it raised {@code caught} (an exception class name).
+   */
+  static String pythonAttempts(String caught, String... expressions) {
+    StringBuilder b = new StringBuilder("__out = []\nfor __f in [");
+    for (int i = 0; i < expressions.length; i++) {
+      b.append(i == 0 ? "" : ",\n          ").append("lambda: ").append(expressions[i]);
+    }
+    return b.append("]:\n    try:\n        __out.append('OK ' + str(__f()))\n")
+        .append("    except ").append(caught).append(" as e:\n        __out.append('DENIED ' + type(e).__name__)\n")
+        .append("__out\n").toString();
+  }
+
   static String attempt(Language language, String javascript, String python) {
     return language == Language.JAVASCRIPT ? jsAttempt(javascript) : pythonAttempt(python);
   }
