@@ -10,22 +10,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
-import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
 import org.polyglotsandbox.internal.boundary.ResultTooLargeException;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
-import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
-import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.RunMeter;
@@ -60,11 +57,18 @@ final class GuestRun {
   /** The script's inputs as JSON text, encoded (and checked) once by the caller. */
   private final Map<String, String> inputs;
   private final RunGuard guard;
+  private final BoundedOutput output;
   private final RunMeter meter;
   private final ToolRegistry tools;
+  /** Prepared in advance by the warm pool, or null: the run then makes its own. */
+  private final RunEnvironment prepared;
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
+  private volatile long startNanos;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools) {
+      ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools,
+      RunEnvironment prepared) {
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
@@ -72,101 +76,131 @@ final class GuestRun {
     this.monitor = monitor;
     this.script = script;
     this.inputs = inputs;
-    this.guard = new RunGuard(watchdog);
-    this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
     this.tools = tools;
+    this.prepared = prepared == null ? null : prepared.claim();
+    this.guard = prepared != null ? prepared.guard() : RunEnvironment.newGuard(watchdog);
+    this.output = prepared != null ? prepared.output() : RunEnvironment.newOutput(policy.limits(), guard);
+    this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
   }
 
   RunGuard guard() {
     return guard;
   }
 
+  /** Runs to the end on the calling thread's behalf; an interrupt of the caller cancels the guest. */
   ExecutionResult execute() {
+    start();
+    try {
+      return result.get();
+    } catch (InterruptedException e) {
+      guard.cancel();
+      Thread.currentThread().interrupt();
+      finish(new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
+          "run cancelled: the host thread was interrupted", List.of(), null, null)));
+      return result.join();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("sandbox run failed", e.getCause());
+    }
+  }
+
+  /**
+   * Starts the guest on its own thread and returns at once. The future completes when the guest ends or,
+   * if it ignores cancellation, {@link #GRACE} after its deadline; it never completes exceptionally.
+   */
+  CompletableFuture<ExecutionResult> start() {
     Limits limits = policy.limits();
-    long start = System.nanoTime();
-    BoundedOutput output = new BoundedOutput(limits.maxOutputBytes(),
-        () -> guard.trip(Limit.OUTPUT, "output exceeded " + limits.maxOutputBytes() + " bytes",
-            Layer.OUTPUT_BOUNDARY, true));
+    startNanos = System.nanoTime();
     Runnable tripDeadline =
         () -> guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true);
     ScheduledFuture<?> deadline = watchdog.schedule(tripDeadline, limits.wallTime().toNanos(), TimeUnit.NANOSECONDS);
-
-    CompletableFuture<Raw> done = new CompletableFuture<>();
     Thread thread = Thread.ofPlatform()
         .name("polyglot-sandbox-run-" + IDS.incrementAndGet())
         .daemon(true)
         .stackSize(limits.stackSize())
         .unstarted(() -> {
+          Raw raw;
           try {
-            done.complete(body(output));
+            raw = body();
           } catch (Throwable t) {
-            done.completeExceptionally(t);
+            LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
+            raw = new Raw(null, internalError());
           }
+          deadline.cancel(false);
+          finish(raw);
         });
-    thread.start();
-
-    Raw raw;
+    ScheduledFuture<?> abandon = watchdog.schedule(() -> {
+      if (!result.isDone()) {
+        tripDeadline.run();
+        LOG.log(System.Logger.Level.WARNING,
+            "guest thread " + thread.getName() + " did not stop after cancellation; abandoned");
+        finish(null);
+      }
+    }, limits.wallTime().plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
+    result.whenComplete((r, e) -> abandon.cancel(false));
     try {
-      raw = done.get(limits.wallTime().plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      tripDeadline.run();
-      LOG.log(System.Logger.Level.WARNING, "guest thread " + thread.getName() + " did not stop after cancellation; abandoned");
-      raw = null;
-    } catch (InterruptedException e) {
-      guard.cancel();
-      Thread.currentThread().interrupt();
-      raw = new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
-          "run cancelled: the host thread was interrupted", List.of(), null, null));
-    } catch (ExecutionException e) {
-      LOG.log(System.Logger.Level.ERROR, "sandbox run failed", e.getCause());
-      raw = new Raw(null, internalError());
-    } finally {
+      thread.start();
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // No thread to run on (the JVM is out of native threads): the run fails, the host keeps serving.
+      LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
       deadline.cancel(false);
+      closePrepared();
+      finish(new Raw(null, internalError()));
     }
-    return result(raw, output, Duration.ofNanos(System.nanoTime() - start));
+    return result;
   }
 
-  private Raw body(BoundedOutput output) {
-    Limits limits = policy.limits();
-    GuestFileSystem fs;
-    try {
-      fs = GuestFileSystem.create(policy.mounts(), policy.workingDirectory(), guard, limits.maxFileBytes(),
-          limits.maxFiles());
-    } catch (UncheckedIOException e) {
-      LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
-      String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
-      return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
-          "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
-          List.of(), null, null));
+  /** Builds the result once: from the guest thread, the abandon timer or an interrupted caller. */
+  private void finish(Raw raw) {
+    if (finished.compareAndSet(false, true)) {
+      result.complete(result(raw, output, Duration.ofNanos(System.nanoTime() - startNanos)));
+    }
+  }
+
+  private void closePrepared() {
+    if (prepared != null) {
+      prepared.close();
+    }
+  }
+
+  private Raw body() {
+    RunEnvironment env;
+    if (prepared != null) {
+      env = prepared;
+    } else {
+      try {
+        env = RunEnvironment.create(engine, policy, script.language(), interpreterFiles, tools, guard, output)
+            .claim();
+      } catch (RuntimeException e) {
+        if (guard.tripped() != null) {
+          return new Raw(null, null);
+        }
+        LOG.log(System.Logger.Level.ERROR, "could not create a context", e);
+        return new Raw(null, internalError());
+      }
     }
     try {
-      return run(fs, output).withFiles(fs);
+      try {
+        env.mountFiles();
+      } catch (UncheckedIOException e) {
+        LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
+        String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
+        return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
+            "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
+            List.of(), null, null));
+      }
+      return run(env).withFiles(env.fileSystem());
     } finally {
-      fs.close();
+      env.close();
     }
   }
 
-  private Raw run(GuestFileSystem fs, BoundedOutput output) {
+  private Raw run(RunEnvironment env) {
     Limits limits = policy.limits();
-    ResourceLimits statementLimit = ResourceLimits.newBuilder()
-        .statementLimit(limits.maxStatements(), null)
-        .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + limits.maxStatements() + " statements",
-            Layer.STATEMENT_LIMIT, false))
-        .build();
-    Context context = null;
+    Context context = env.context();
     try {
-      context = ContextFactory.newContext(engine, script.language(),
-          script.language() == Language.PYTHON ? interpreterFiles.forPython(fs) : fs,
-          output.stdout(), output.stderr(), statementLimit);
-      guard.attach(context);
-      if (script.language() == Language.JAVASCRIPT) {
-        JavaScriptFileApi.install(context, fs);
-      }
-      if (!tools.isEmpty()) {
-        tools.gateway(script.language(), limits, guard).install(context);
-      }
       bindInputs(context);
       Source source = Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral();
+      context.resetLimits();
       meter.start();
       monitor.add(meter);
       Value value = context.eval(source);
@@ -203,13 +237,6 @@ final class GuestRun {
     } finally {
       meter.finish();
       monitor.remove(meter);
-      if (context != null) {
-        try {
-          context.close();
-        } catch (RuntimeException deadAfterLimit) {
-          // A context stopped by a limit rethrows the limit from close(); it is closed regardless.
-        }
-      }
     }
   }
 

@@ -1,6 +1,7 @@
 package org.polyglotsandbox;
 
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -8,9 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.Engine;
@@ -20,6 +24,8 @@ import org.polyglotsandbox.internal.engine.LogOutputStream;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.pool.Admission;
+import org.polyglotsandbox.internal.pool.WarmPool;
 import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
@@ -54,10 +60,15 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final List<Tool> tools;
   private final ToolRegistry toolRegistry;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
+  private final Admission admission;
+  private final int warmContexts;
+  private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
 
-  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools) {
+  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools, Builder b) {
     this.policy = policy;
+    this.admission = new Admission(b.maxConcurrentRuns, b.maxWaitingRuns);
+    this.warmContexts = b.warmContexts;
     this.tools = List.copyOf(tools);
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     tools.forEach(t -> bindings.put(t.name(), t.binding()));
@@ -114,12 +125,120 @@ public final class PolyglotSandbox implements AutoCloseable {
 
   /**
    * Runs one guest program in a fresh context and file system, and destroys both before returning.
+   * Waits for a turn if {@link Builder#maxConcurrentRuns} runs are already running; interrupting the
+   * calling thread cancels the run.
+   *
+   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
+   *     is not plain data
+   * @throws RejectedExecutionException if the sandbox is at {@link Builder#maxConcurrentRuns} with
+   *     {@link Builder#maxWaitingRuns} runs already waiting
+   * @throws java.util.concurrent.CancellationException if the calling thread was interrupted while the
+   *     run waited for its turn (the interrupt status is kept)
+   * @throws IllegalStateException if the sandbox is closed
+   */
+  public ExecutionResult run(Script script) {
+    Map<String, String> inputs = admit(script);
+    CompletableFuture<Void> turn = admission.acquire();
+    try {
+      turn.get();
+    } catch (InterruptedException e) {
+      if (!turn.cancel(false)) {
+        admission.release();
+      }
+      Thread.currentThread().interrupt();
+      throw new java.util.concurrent.CancellationException("interrupted while waiting for a turn to run");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("sandbox is closed");
+    }
+    try {
+      GuestRun run = newRun(script, inputs);
+      active.add(run.guard());
+      try {
+        return run.execute();
+      } finally {
+        active.remove(run.guard());
+      }
+    } finally {
+      admission.release();
+    }
+  }
+
+  /**
+   * Starts a run and returns at once; the future completes with the result, as {@link #run(Script)}
+   * returns it. It fails with {@link RejectedExecutionException} if the sandbox is too busy to queue the
+   * run, and with {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
+   * the future cancels the run (or its place in the queue).
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
    *     is not plain data
    * @throws IllegalStateException if the sandbox is closed
    */
-  public ExecutionResult run(Script script) {
+  public CompletableFuture<ExecutionResult> runAsync(Script script) {
+    Map<String, String> inputs = admit(script);
+    CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
+    CompletableFuture<Void> turn;
+    try {
+      turn = admission.acquire();
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    out.whenComplete((r, e) -> turn.cancel(false));
+    turn.whenComplete((ignored, failure) -> {
+      if (failure != null) {
+        out.completeExceptionally(failure instanceof java.util.concurrent.CancellationException
+            ? failure : new IllegalStateException("sandbox is closed"));
+        return;
+      }
+      if (out.isDone()) {
+        admission.release();
+        return;
+      }
+      try {
+        GuestRun run = newRun(script, inputs);
+        active.add(run.guard());
+        out.whenComplete((r, e) -> {
+          if (out.isCancelled()) {
+            run.guard().cancel();
+          }
+        });
+        run.start().whenComplete((r, e) -> {
+          active.remove(run.guard());
+          admission.release();
+          out.complete(r);
+        });
+      } catch (RuntimeException | Error e) {
+        admission.release();
+        out.completeExceptionally(e);
+      }
+    });
+    return out;
+  }
+
+  /** Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}. */
+  public CompletableFuture<ExecutionResult> runAsync(Language language, String code) {
+    return runAsync(Script.of(language, code));
+  }
+
+  /** Runs running now. */
+  public int runningRuns() {
+    return admission.running();
+  }
+
+  /** Runs waiting for a turn now. */
+  public int waitingRuns() {
+    return admission.waiting();
+  }
+
+  /**
+   * Contexts of {@code language} ready in the warm pool now: made in advance, never touched by guest
+   * code. Always 0 without {@link Builder#warmContexts}.
+   */
+  public int warmContexts(Language language) {
+    WarmPool<Language, RunEnvironment> p = pool;
+    return p == null ? 0 : p.ready(language);
+  }
+
+  private Map<String, String> admit(Script script) {
     Objects.requireNonNull(script, "script");
     if (closed) {
       throw new IllegalStateException("sandbox is closed");
@@ -130,22 +249,37 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> inputs.put(name, InputEncoder.toJson(name, value)));
-    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry);
-    active.add(run.guard());
-    try {
-      return run.execute();
-    } finally {
-      active.remove(run.guard());
-    }
+    return inputs;
   }
 
-  /** Cancels running guests, then releases the engine and the watchdog. Idempotent. */
+  private GuestRun newRun(Script script, Map<String, String> inputs) {
+    WarmPool<Language, RunEnvironment> p = pool;
+    RunEnvironment prepared = p == null ? null : p.poll(script.language());
+    return new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry, prepared);
+  }
+
+  /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
+  private RunEnvironment prepare(Language language) {
+    RunGuard guard = RunEnvironment.newGuard(watchdog);
+    return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
+        RunEnvironment.newOutput(policy.limits(), guard)).initialize();
+  }
+
+  /**
+   * Cancels running guests, fails waiting runs, closes the warm pool's unused contexts, then releases
+   * the engine and the watchdog. Idempotent.
+   */
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
+    admission.close();
+    WarmPool<Language, RunEnvironment> p = pool;
+    if (p != null) {
+      p.close();
+    }
     active.forEach(RunGuard::cancel);
     watchdog.shutdown();
     toolRegistry.close();
@@ -156,26 +290,55 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
   }
 
-  private void warmUp() {
+  private void warmUp(Duration jitBudget) {
     // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
     // class initialisation could fail and break every later context in the JVM.
     for (Language language : policy.languages()) {
-      // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
-      Policy warm = Policy.builder().allowLanguages(language)
-          .limits(Limits.builder().wallTime(java.time.Duration.ofMinutes(3)).build()).build();
-      Script warmUp = Script.of(language, WarmUp.code(language)).named("warm-up" + language.extensions().get(0));
-      ExecutionResult r =
-          new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, Map.of(), ToolRegistry.none())
-              .execute();
-      if (!r.isOk()) {
-        throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
-            + r.errorMessage().orElse(""));
-      }
+      ExecutionResult r = warmUpRun(language, WarmUp.code(language));
       if (language == Language.PYTHON && !(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
         throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
             + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
       }
     }
+    if (warmContexts > 0) {
+      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool");
+    }
+    if (jitBudget.isZero()) {
+      return;
+    }
+    // Representative work through the whole run path, so the JIT has compiled the sandbox's own code
+    // (context set-up, copy-out) and the languages' common paths before the first real request.
+    long end = System.nanoTime() + jitBudget.toNanos();
+    int i = 0;
+    while (System.nanoTime() < end) {
+      for (Language language : policy.languages()) {
+        warmUpRun(language, WarmUp.representative(language, i++));
+      }
+    }
+    if (pool != null) {
+      try {
+        if (!pool.awaitFull(Duration.ofMinutes(2))) {
+          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+              "warm pool not full after 2 minutes; build() returns anyway");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private ExecutionResult warmUpRun(Language language, String code) {
+    // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
+    Policy warm = Policy.builder().allowLanguages(language)
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
+    Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
+    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, Map.of(),
+        ToolRegistry.none(), null).execute();
+    if (!r.isOk()) {
+      throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
+          + r.errorMessage().orElse(""));
+    }
+    return r;
   }
 
   /** Builds a {@link PolyglotSandbox}. */
@@ -183,8 +346,78 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Policy policy;
     private double heapThreshold = 0.85;
     private final Map<String, Tool> tools = new LinkedHashMap<>();
+    private int warmContexts;
+    private int maxConcurrentRuns = 4 * Runtime.getRuntime().availableProcessors();
+    private int maxWaitingRuns = 64;
+    private Duration warmUp = Duration.ZERO;
 
     private Builder() {}
+
+    /**
+     * Keeps this many contexts per allowed language made and initialised in advance, so that a run
+     * skips the cost of a fresh context (for Python, the larger part of a short run). Default 0: every
+     * run makes its own.
+     *
+     * <p>A pooled context is used by exactly one run and closed after it, like any other; a background
+     * thread makes its replacement. Mounts are copied in when the run starts, so a run sees the host
+     * files as they are then. When the pool is empty a run makes its own context rather than wait.
+     * Each idle context holds memory (tens of MB for Python), and refilling costs CPU beside the runs.
+     *
+     * @throws IllegalArgumentException if {@code perLanguage} is negative or over 64
+     */
+    public Builder warmContexts(int perLanguage) {
+      if (perLanguage < 0 || perLanguage > 64) {
+        throw new IllegalArgumentException("warmContexts (" + perLanguage + ") must be in [0, 64]");
+      }
+      this.warmContexts = perLanguage;
+      return this;
+    }
+
+    /**
+     * How many runs may execute at once; more wait for a turn, up to {@link #maxWaitingRuns}. Default four
+     * per available processor.
+     *
+     * @throws IllegalArgumentException if {@code runs} is not positive
+     */
+    public Builder maxConcurrentRuns(int runs) {
+      if (runs < 1) {
+        throw new IllegalArgumentException("maxConcurrentRuns (" + runs + ") must be at least 1");
+      }
+      this.maxConcurrentRuns = runs;
+      return this;
+    }
+
+    /**
+     * How many runs may wait for a turn; past that a run is refused at once with
+     * {@link RejectedExecutionException}. 0 refuses every run that cannot start at once. Default 64.
+     *
+     * @throws IllegalArgumentException if {@code runs} is negative
+     */
+    public Builder maxWaitingRuns(int runs) {
+      if (runs < 0) {
+        throw new IllegalArgumentException("maxWaitingRuns (" + runs + ") must not be negative");
+      }
+      this.maxWaitingRuns = runs;
+      return this;
+    }
+
+    /**
+     * Makes {@link #build()} spend about {@code budget} running representative programs in each allowed
+     * language, so the JIT has compiled the common paths, and then wait until the warm pool is full. For a
+     * server that would rather pay at start than on its first requests. Default zero: {@code build()}
+     * only runs the short warm-up every sandbox needs (which includes the first context in the JVM) and
+     * the pool fills in the background.
+     *
+     * @throws IllegalArgumentException if {@code budget} is negative or over 10 minutes
+     */
+    public Builder warmUp(Duration budget) {
+      Objects.requireNonNull(budget, "budget");
+      if (budget.isNegative() || budget.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("warmUp (" + budget + ") must be between 0 and 10 minutes");
+      }
+      this.warmUp = budget;
+      return this;
+    }
 
     /**
      * The fraction of the maximum heap that, in use after a garbage collection, counts as pressure:
@@ -251,9 +484,9 @@ public final class PolyglotSandbox implements AutoCloseable {
         }
         allowed.add(tool);
       }
-      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed);
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed, this);
       try {
-        sandbox.warmUp();
+        sandbox.warmUp(warmUp);
       } catch (RuntimeException e) {
         sandbox.close();
         throw e;
@@ -270,6 +503,20 @@ public final class PolyglotSandbox implements AutoCloseable {
         case PYTHON -> "import sys\n"
             + "def f(n):\n    return 0 if n <= 0 else 1 + f(n - 1)\n"
             + "s = 0\nfor i in range(200):\n    s += f(20)\nsys.prefix";
+      };
+    }
+
+    /** Small programs shaped like typical tasks: build records, aggregate, return data. */
+    static String representative(Language language, int salt) {
+      return switch (language) {
+        case JAVASCRIPT -> "const rows = [];\n"
+            + "for (let i = 0; i < 100; i++) { rows.push({id: i, price: i % 13 + 0.5, qty: i % 7}); }\n"
+            + "let t = 0; for (const r of rows) { t += r.price * r.qty; }\n"
+            + "JSON.parse(JSON.stringify({total: t, first: rows[0], n: " + salt + "}));";
+        case PYTHON -> "import json\n"
+            + "rows = [{'id': i, 'price': i % 13 + 0.5, 'qty': i % 7} for i in range(100)]\n"
+            + "t = sum(r['price'] * r['qty'] for r in rows)\n"
+            + "json.loads(json.dumps({'total': t, 'first': rows[0], 'n': " + salt + "}))";
       };
     }
   }

@@ -86,6 +86,17 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
    */
   public static GuestFileSystem create(List<Mount> mounts, String workingDirectory, EnforcementSink sink,
       long maxBytes, int maxFiles) {
+    GuestFileSystem fs = empty(mounts, workingDirectory, sink, maxBytes, maxFiles);
+    fs.copyMountsIn();
+    return fs;
+  }
+
+  /**
+   * Creates the file system for one run, empty: {@link #copyMountsIn()} must run before guest code, so
+   * that a context prepared in advance still sees the mounts as they are when its run starts.
+   */
+  public static GuestFileSystem empty(List<Mount> mounts, String workingDirectory, EnforcementSink sink,
+      long maxBytes, int maxFiles) {
     java.nio.file.FileSystem memory = Jimfs.newFileSystem(Configuration.unix().toBuilder()
         .setAttributeViews("basic", "owner", "posix", "unix")
         .setWorkingDirectory("/")
@@ -93,23 +104,33 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
         .setMaxSize(Math.max(BLOCK_SIZE, maxBytes / BLOCK_SIZE * BLOCK_SIZE))
         .setMaxCacheSize(0)
         .build());
-    long entries;
+    return new GuestFileSystem(memory, mounts, sink, workingDirectory, maxBytes, maxFiles, 0);
+  }
+
+  /**
+   * Copies the mounts' host content in; once, before guest code runs. Closes the file system if it
+   * fails.
+   *
+   * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
+   */
+  public void copyMountsIn() {
     try {
       for (Mount m : mounts) {
         MountCopier.copyIn(m, memory.getPath(m.guestPath()));
       }
+      long count;
       try (Stream<Path> all = Files.walk(memory.getPath("/"))) {
-        entries = all.count() - 1;
+        count = all.count() - 1;
       }
-      if (entries > maxFiles) {
+      if (count > maxFiles) {
         throw new java.nio.file.FileSystemException("/", null,
-            "the mounts hold " + entries + " files, more than maxFiles (" + maxFiles + ")");
+            "the mounts hold " + count + " files, more than maxFiles (" + maxFiles + ")");
       }
+      entries.set(count);
     } catch (IOException | RuntimeException e) {
       closeQuietly(memory);
       throw e instanceof RuntimeException re ? re : new UncheckedIOException((IOException) e);
     }
-    return new GuestFileSystem(memory, mounts, sink, workingDirectory, maxBytes, maxFiles, entries);
   }
 
   /** Bytes the file system holds now (whole blocks), mounted copies included. */
@@ -188,14 +209,23 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   /** The Jimfs path for {@code path} if {@code op} is allowed there; otherwise reports and throws. */
-  private Path require(FileOperation op, Path path) throws AccessDeniedException {
+  private Path require(FileOperation op, Path path) throws IOException {
     String gp = guestPath(path);
     Mount m = mountOf(gp);
     if ((m != null && m.operations().contains(op))
         || (m == null && op == FileOperation.LIST && isOnTheWayToAMount(gp))) {
       return memory.getPath(gp);
     }
+    if (op == FileOperation.READ && m == null && isPseudoName(path)) {
+      throw new NoSuchFileException(gp);
+    }
     throw deny(Operation.of(op), gp);
+  }
+
+  /** An angle-bracket name such as {@code <frozen os>}: interpreters probe these; they never exist. */
+  private static boolean isPseudoName(Path path) {
+    Path name = path.getFileName();
+    return name != null && name.toString().startsWith("<") && name.toString().endsWith(">");
   }
 
   /**
@@ -210,8 +240,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     if (mountOf(gp) != null || isOnTheWayToAMount(gp)) {
       return memory.getPath(gp);
     }
-    Path name = path.getFileName();
-    if (name != null && name.toString().startsWith("<") && name.toString().endsWith(">")) {
+    if (isPseudoName(path)) {
       throw new NoSuchFileException(gp);
     }
     throw deny(Operation.FILE_READ, gp);

@@ -1,0 +1,165 @@
+package org.polyglotsandbox;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Engine;
+import org.graalvm.polyglot.ResourceLimits;
+import org.graalvm.polyglot.Source;
+import org.polyglotsandbox.internal.boundary.BoundedOutput;
+import org.polyglotsandbox.internal.engine.ContextFactory;
+import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
+import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
+import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
+import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.tools.ToolRegistry;
+
+/**
+ * What one run executes in: a context, the file system it sees, its output buffers and its guard, made
+ * together and closed together. Made either by the run itself or in advance by the warm pool; either
+ * way exactly one run {@linkplain #claim() claims} it, and nothing of it is reused afterwards.
+ *
+ * <p>The file system is made empty and the mounts are copied in by the run ({@link #mountFiles}), so a
+ * context prepared seconds earlier still sees the host files as they are when its run starts.
+ */
+final class RunEnvironment implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+
+  private final Language language;
+  private final RunGuard guard;
+  private final BoundedOutput output;
+  private final GuestFileSystem fileSystem;
+  private final Context context;
+  private final AtomicBoolean claimed = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RunEnvironment(Language language, RunGuard guard, BoundedOutput output, GuestFileSystem fileSystem,
+      Context context) {
+    this.language = language;
+    this.guard = guard;
+    this.output = output;
+    this.fileSystem = fileSystem;
+    this.context = context;
+  }
+
+  /** A guard for a new run; {@code canceller} closes its context off the guest thread. */
+  static RunGuard newGuard(Executor canceller) {
+    return new RunGuard(canceller);
+  }
+
+  /** The output buffers of a new run, which stop it through {@code guard} when they overflow. */
+  static BoundedOutput newOutput(Limits limits, RunGuard guard) {
+    return new BoundedOutput(limits.maxOutputBytes(),
+        () -> guard.trip(Limit.OUTPUT, "output exceeded " + limits.maxOutputBytes() + " bytes",
+            Layer.OUTPUT_BOUNDARY, true));
+  }
+
+  /**
+   * Makes the environment of one run of {@code language}: an empty file system and a fresh context on
+   * {@code engine} with the sandbox's own globals ({@code readText}, {@code tools}) installed. Guest code
+   * has not run in it.
+   */
+  static RunEnvironment create(Engine engine, Policy policy, Language language, InterpreterFiles interpreterFiles,
+      ToolRegistry tools, RunGuard guard, BoundedOutput output) {
+    Limits limits = policy.limits();
+    GuestFileSystem fs = GuestFileSystem.empty(policy.mounts(), policy.workingDirectory(), guard,
+        limits.maxFileBytes(), limits.maxFiles());
+    ResourceLimits statementLimit = ResourceLimits.newBuilder()
+        .statementLimit(limits.maxStatements(), null)
+        .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + limits.maxStatements() + " statements",
+            Layer.STATEMENT_LIMIT, false))
+        .build();
+    Context context;
+    try {
+      context = ContextFactory.newContext(engine, language,
+          language == Language.PYTHON ? interpreterFiles.forPython(fs) : fs,
+          output.stdout(), output.stderr(), statementLimit);
+    } catch (RuntimeException e) {
+      fs.close();
+      throw e;
+    }
+    RunEnvironment env = new RunEnvironment(language, guard, output, fs, context);
+    try {
+      guard.attach(context);
+      if (language == Language.JAVASCRIPT) {
+        JavaScriptFileApi.install(context, fs);
+      }
+      if (!tools.isEmpty()) {
+        tools.gateway(language, limits, guard).install(context);
+      }
+    } catch (RuntimeException e) {
+      env.close();
+      throw e;
+    }
+    return env;
+  }
+
+  /**
+   * Initialises the language ahead of the run (for Python the larger part of a fresh context's cost),
+   * then resets the statement count so that the run starts with its whole budget.
+   */
+  RunEnvironment initialize() {
+    context.initialize(language.id());
+    if (language == Language.PYTHON) {
+      // Binding inputs uses json; importing it here takes it off the run's path. It binds no name.
+      context.eval(Source.newBuilder(language.id(), "__import__('json')", "prepare").buildLiteral());
+    }
+    context.resetLimits();
+    return this;
+  }
+
+  /**
+   * Marks this environment as used by one run.
+   *
+   * @throws IllegalStateException if another run already claimed it: a context is never handed out twice
+   */
+  RunEnvironment claim() {
+    if (!claimed.compareAndSet(false, true)) {
+      throw new IllegalStateException("a run environment was handed out twice");
+    }
+    return this;
+  }
+
+  /** Copies the mounts in; the run's first step, so it sees the host files as they are now. */
+  void mountFiles() {
+    fileSystem.copyMountsIn();
+  }
+
+  Language language() {
+    return language;
+  }
+
+  RunGuard guard() {
+    return guard;
+  }
+
+  BoundedOutput output() {
+    return output;
+  }
+
+  GuestFileSystem fileSystem() {
+    return fileSystem;
+  }
+
+  Context context() {
+    return context;
+  }
+
+  /** Closes the context and drops the file system. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      context.close();
+    } catch (RuntimeException deadAfterLimit) {
+      // A context stopped by a limit rethrows the limit from close(); it is closed regardless.
+      if (!guard.isCancelled() && guard.tripped() == null) {
+        LOG.log(System.Logger.Level.DEBUG, "context close failed", deadAfterLimit);
+      }
+    } finally {
+      fileSystem.close();
+    }
+  }
+}

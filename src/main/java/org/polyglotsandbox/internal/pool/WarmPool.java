@@ -1,0 +1,202 @@
+package org.polyglotsandbox.internal.pool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * Items made in advance on a background thread, up to {@code size} per key, each handed out at most
+ * once: {@link #poll} removes what it returns, and the pool never sees it again. Empty is normal (the
+ * caller then makes its own); the pool never blocks a caller and never grows past its bound.
+ *
+ * <p>One daemon thread refills, one item at a time, round-robin over the keys. If making an item fails,
+ * the failure is logged and the thread waits before trying again, so a broken factory cannot spin.
+ *
+ * @param <K> what an item is made for (a language)
+ * @param <T> the item; closed by the pool only if it is never handed out
+ */
+public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  private static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(1);
+
+  private final int size;
+  private final Function<K, T> factory;
+  private final Map<K, BlockingQueue<T>> idle = new LinkedHashMap<>();
+  private final Object lock = new Object();
+  private final AtomicLong made = new AtomicLong();
+  private final Thread filler;
+  private boolean closed;
+  private boolean wanted = true;
+
+  /**
+   * Starts refilling at once.
+   *
+   * @param size items kept ready per key, at least 1
+   * @param factory makes one ready item; may throw
+   */
+  public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName) {
+    if (size < 1) {
+      throw new IllegalArgumentException("pool size (" + size + ") must be at least 1");
+    }
+    this.size = size;
+    this.factory = factory;
+    keys.forEach(k -> idle.put(k, new ArrayBlockingQueue<>(size)));
+    this.filler = Thread.ofPlatform().name(threadName).daemon(true).unstarted(this::refill);
+    filler.start();
+  }
+
+  /** A ready item for {@code key}, removed from the pool, or null if none is ready. */
+  public T poll(K key) {
+    BlockingQueue<T> queue = idle.get(key);
+    T item = queue == null ? null : queue.poll();
+    if (item != null) {
+      synchronized (lock) {
+        wanted = true;
+        lock.notifyAll();
+      }
+    }
+    return item;
+  }
+
+  /** Items ready for {@code key} now. */
+  public int ready(K key) {
+    BlockingQueue<T> queue = idle.get(key);
+    return queue == null ? 0 : queue.size();
+  }
+
+  /** Items made since the pool started, handed out or not. */
+  public long made() {
+    return made.get();
+  }
+
+  /**
+   * Waits until every key has {@code size} items ready, or {@code timeout} passes.
+   *
+   * @return whether the pool is full
+   */
+  public boolean awaitFull(Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    synchronized (lock) {
+      while (!closed && !isFull()) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        lock.wait(Math.max(1, left / 1_000_000));
+      }
+      return isFull();
+    }
+  }
+
+  private boolean isFull() {
+    return idle.values().stream().allMatch(q -> q.remainingCapacity() == 0);
+  }
+
+  private void refill() {
+    while (true) {
+      K key;
+      synchronized (lock) {
+        key = null;
+        while (!closed && (key = nextShort()) == null) {
+          wanted = false;
+          lock.notifyAll();
+          try {
+            while (!closed && !wanted) {
+              lock.wait();
+            }
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (closed) {
+          return;
+        }
+      }
+      T item;
+      try {
+        item = factory.apply(key);
+        made.incrementAndGet();
+      } catch (RuntimeException | Error e) {
+        LOG.log(System.Logger.Level.WARNING, "warm pool could not prepare an item for " + key
+            + "; retrying in " + RETRY_AFTER_FAILURE.toSeconds() + " s", e);
+        if (!sleep(RETRY_AFTER_FAILURE)) {
+          return;
+        }
+        continue;
+      }
+      synchronized (lock) {
+        if (closed || !idle.get(key).offer(item)) {
+          closeQuietly(item);
+        }
+        lock.notifyAll();
+      }
+    }
+  }
+
+  /** A key with room, the one with the fewest ready items first. */
+  private K nextShort() {
+    K best = null;
+    int bestReady = Integer.MAX_VALUE;
+    for (Map.Entry<K, BlockingQueue<T>> e : idle.entrySet()) {
+      int ready = e.getValue().size();
+      if (ready < size && ready < bestReady) {
+        best = e.getKey();
+        bestReady = ready;
+      }
+    }
+    return best;
+  }
+
+  private boolean sleep(Duration d) {
+    synchronized (lock) {
+      long end = System.nanoTime() + d.toNanos();
+      try {
+        while (!closed) {
+          long left = end - System.nanoTime();
+          if (left <= 0) {
+            return true;
+          }
+          lock.wait(Math.max(1, left / 1_000_000));
+        }
+      } catch (InterruptedException e) {
+        return false;
+      }
+      return false;
+    }
+  }
+
+  /** Stops refilling, waits for an item being made, and closes every item never handed out. Idempotent. */
+  @Override
+  public void close() {
+    List<T> left = new ArrayList<>();
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      lock.notifyAll();
+      idle.values().forEach(q -> q.drainTo(left));
+    }
+    try {
+      filler.join(Duration.ofSeconds(30));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    left.forEach(WarmPool::closeQuietly);
+  }
+
+  private static void closeQuietly(AutoCloseable item) {
+    try {
+      item.close();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "could not close a pooled item", e);
+    }
+  }
+}
