@@ -51,6 +51,14 @@ public final class Admission {
     }
     CompletableFuture<Void> turn = new CompletableFuture<>();
     waiting.add(turn);
+    turn.whenComplete((v, e) -> {
+      if (turn.isCancelled()) {
+        // Its caller gave up waiting: the place is free for another.
+        synchronized (this) {
+          waiting.remove(turn);
+        }
+      }
+    });
     return turn;
   }
 

@@ -1,0 +1,75 @@
+package org.polyglotsandbox.internal.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import org.junit.jupiter.api.Test;
+
+class AdmissionTest {
+  @Test
+  void runsUpToTheBound_thenQueues_thenRefuses() {
+    Admission admission = new Admission(2, 1);
+    assertThat(admission.acquire()).isDone();
+    assertThat(admission.acquire()).isDone();
+    CompletableFuture<Void> third = admission.acquire();
+    assertThat(third).isNotDone();
+    assertThat(admission.waiting()).isEqualTo(1);
+    assertThatThrownBy(admission::acquire)
+        .isInstanceOf(RejectedExecutionException.class)
+        .hasMessage("sandbox is busy: 2 runs are running and 1 waiting (maxConcurrentRuns 2, maxWaitingRuns 1);"
+            + " try again later");
+
+    admission.release();
+    assertThat(third).isDone();
+    assertThat(admission.running()).isEqualTo(2);
+    assertThat(admission.waiting()).isZero();
+    admission.release();
+    admission.release();
+    assertThat(admission.running()).isZero();
+  }
+
+  @Test
+  void waitingRunsStartInArrivalOrder_andCancelledOnesAreSkipped() {
+    Admission admission = new Admission(1, 3);
+    admission.acquire();
+    CompletableFuture<Void> first = admission.acquire();
+    CompletableFuture<Void> second = admission.acquire();
+    CompletableFuture<Void> third = admission.acquire();
+    second.cancel(false);
+    assertThat(admission.waiting()).isEqualTo(2);
+
+    admission.release();
+    assertThat(first).isDone();
+    assertThat(third).isNotDone();
+    admission.release();
+    assertThat(third).isDone();
+    assertThat(admission.running()).isEqualTo(1);
+  }
+
+  @Test
+  void close_failsWaitingRuns_andRefusesNewOnes() {
+    Admission admission = new Admission(1, 2);
+    admission.acquire();
+    CompletableFuture<Void> waiting = admission.acquire();
+    admission.close();
+    assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(admission::acquire).isInstanceOf(IllegalStateException.class).hasMessage("sandbox is closed");
+  }
+
+  @Test
+  void zeroWaiting_refusesEveryRunThatCannotStart() {
+    Admission admission = new Admission(1, 0);
+    admission.acquire();
+    assertThatThrownBy(admission::acquire).isInstanceOf(RejectedExecutionException.class);
+  }
+
+  @Test
+  void badBounds_areRefused() {
+    assertThatThrownBy(() -> new Admission(0, 1)).hasMessage("maxConcurrentRuns (0) must be at least 1");
+    assertThatThrownBy(() -> new Admission(1, -1)).hasMessage("maxWaitingRuns (-1) must not be negative");
+  }
+}

@@ -1,0 +1,112 @@
+package org.polyglotsandbox.internal.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class WarmPoolTest {
+  /** An item that knows whether it was closed. */
+  static final class Item implements AutoCloseable {
+    final int id;
+    final String key;
+    volatile boolean closed;
+
+    Item(int id, String key) {
+      this.id = id;
+      this.key = key;
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
+  }
+
+  private final AtomicInteger ids = new AtomicInteger();
+  private final Set<Item> made = ConcurrentHashMap.newKeySet();
+
+  private Item make(String key) {
+    Item item = new Item(ids.incrementAndGet(), key);
+    made.add(item);
+    return item;
+  }
+
+  @Test
+  void fillsEachKeyToItsSize_andNoFurther() throws Exception {
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js", "py"), 3, this::make, "test-pool")) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      Thread.sleep(50); // a filler that overshoots would show here
+      assertThat(pool.ready("js")).isEqualTo(3);
+      assertThat(pool.ready("py")).isEqualTo(3);
+      assertThat(pool.made()).isEqualTo(6);
+    }
+  }
+
+  @Test
+  void eachItemIsHandedOutOnce_andReplaced() throws Exception {
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool")) {
+      Set<Integer> seen = new HashSet<>();
+      for (int i = 0; i < 20; i++) {
+        assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+        Item item = pool.poll("js");
+        assertThat(item).isNotNull();
+        assertThat(item.key).isEqualTo("js");
+        assertThat(seen.add(item.id)).as("item %d handed out twice", item.id).isTrue();
+      }
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.made()).isEqualTo(22);
+    }
+  }
+
+  @Test
+  void pollOnAnEmptyPool_returnsNullAtOnce() {
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, key -> {
+      throw new IllegalStateException("cannot make items");
+    }, "test-pool")) {
+      assertThat(pool.poll("js")).isNull();
+      assertThat(pool.poll("unknown")).isNull();
+      assertThat(pool.ready("js")).isZero();
+    }
+  }
+
+  @Test
+  void aFailingFactory_isRetried() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, key -> {
+      if (calls.incrementAndGet() == 1) {
+        throw new IllegalStateException("first attempt fails");
+      }
+      return make(key);
+    }, "test-pool")) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(calls.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void close_closesItemsNeverHandedOut_andStopsTheThread() throws Exception {
+    WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool-closing");
+    assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+    Item taken = pool.poll("js");
+    pool.awaitFull(Duration.ofSeconds(30));
+    pool.close();
+    pool.close(); // idempotent
+    assertThat(made).filteredOn(i -> i != taken).allMatch(i -> i.closed);
+    assertThat(taken.closed).as("an item handed out belongs to its taker").isFalse();
+    assertThat(pool.poll("js")).isNull();
+    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("test-pool-closing"));
+  }
+
+  @Test
+  void aBadSize_isRefused() {
+    assertThatThrownBy(() -> new WarmPool<>(List.of("js"), 0, this::make, "test-pool"))
+        .hasMessage("pool size (0) must be at least 1");
+  }
+}
