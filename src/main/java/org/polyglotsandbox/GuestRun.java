@@ -7,11 +7,13 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
@@ -29,14 +31,13 @@ import org.polyglotsandbox.internal.limits.RunMeter;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
- * One run: a fresh file system and context on a dedicated thread, a watchdog deadline, the result
- * copied out, and everything closed. Nothing of it outlives {@link #execute}.
+ * One run: a fresh file system and context on a run thread of its own, a watchdog deadline, the result
+ * copied out, and everything closed by the run thread as soon as the result is handed over.
  */
 final class GuestRun {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   /** How long after the deadline the caller waits for a cancelled guest thread before giving up on it. */
   private static final Duration GRACE = Duration.ofSeconds(5);
-  private static final AtomicLong IDS = new AtomicLong();
 
   private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files) {
     Raw(Object value, ErrorClassifier.Verdict failure) {
@@ -52,6 +53,7 @@ final class GuestRun {
   private final Policy policy;
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
+  private final Executor threads;
   private final ResourceMonitor monitor;
   private final Script script;
   /** The script's inputs as JSON text, encoded (and checked) once by the caller. */
@@ -65,10 +67,13 @@ final class GuestRun {
   private final AtomicBoolean finished = new AtomicBoolean();
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
   private volatile long startNanos;
+  /** The environment in use, once the guest thread has it; closed by that thread after the result. */
+  private volatile RunEnvironment environment;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools,
+      Executor threads, ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools,
       RunEnvironment prepared) {
+    this.threads = threads;
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
@@ -113,34 +118,39 @@ final class GuestRun {
     Runnable tripDeadline =
         () -> guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true);
     ScheduledFuture<?> deadline = watchdog.schedule(tripDeadline, limits.wallTime().toNanos(), TimeUnit.NANOSECONDS);
-    Thread thread = Thread.ofPlatform()
-        .name("polyglot-sandbox-run-" + IDS.incrementAndGet())
-        .daemon(true)
-        .stackSize(limits.stackSize())
-        .unstarted(() -> {
-          Raw raw;
-          try {
-            raw = body();
-          } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
-            raw = new Raw(null, internalError());
-          }
-          deadline.cancel(false);
-          finish(raw);
-        });
+    AtomicReference<Thread> runner = new AtomicReference<>();
     ScheduledFuture<?> abandon = watchdog.schedule(() -> {
       if (!result.isDone()) {
         tripDeadline.run();
+        Thread t = runner.get();
         LOG.log(System.Logger.Level.WARNING,
-            "guest thread " + thread.getName() + " did not stop after cancellation; abandoned");
+            "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
         finish(null);
       }
     }, limits.wallTime().plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
     result.whenComplete((r, e) -> abandon.cancel(false));
     try {
-      thread.start();
-    } catch (RuntimeException | OutOfMemoryError e) {
-      // No thread to run on (the JVM is out of native threads): the run fails, the host keeps serving.
+      threads.execute(() -> {
+        runner.set(Thread.currentThread());
+        Raw raw;
+        try {
+          raw = body();
+        } catch (Throwable t) {
+          LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
+          raw = new Raw(null, internalError());
+        }
+        deadline.cancel(false);
+        finish(raw);
+        // Closed after the result is handed over (closing a Python context takes tens of ms), still on
+        // this thread, before it takes another run.
+        RunEnvironment env = environment;
+        if (env != null) {
+          env.close();
+        }
+      });
+    } catch (RejectedExecutionException | OutOfMemoryError e) {
+      // No thread to run on (closing, or the JVM is out of native threads): the run fails, the host
+      // keeps serving.
       LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
       deadline.cancel(false);
       closePrepared();
@@ -162,6 +172,7 @@ final class GuestRun {
     }
   }
 
+  /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
     RunEnvironment env;
     if (prepared != null) {
@@ -178,20 +189,17 @@ final class GuestRun {
         return new Raw(null, internalError());
       }
     }
+    environment = env;
     try {
-      try {
-        env.mountFiles();
-      } catch (UncheckedIOException e) {
-        LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
-        String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
-        return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
-            "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
-            List.of(), null, null));
-      }
-      return run(env).withFiles(env.fileSystem());
-    } finally {
-      env.close();
+      env.mountFiles();
+    } catch (UncheckedIOException e) {
+      LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
+      String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
+      return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
+          "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
+          List.of(), null, null));
     }
+    return run(env).withFiles(env.fileSystem());
   }
 
   private Raw run(RunEnvironment env) {

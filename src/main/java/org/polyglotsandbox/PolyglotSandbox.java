@@ -25,6 +25,7 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.pool.Admission;
+import org.polyglotsandbox.internal.pool.RunThreads;
 import org.polyglotsandbox.internal.pool.WarmPool;
 import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
@@ -61,6 +62,7 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final ToolRegistry toolRegistry;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
   private final Admission admission;
+  private final RunThreads runThreads;
   private final int warmContexts;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
@@ -69,6 +71,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     this.policy = policy;
     this.admission = new Admission(b.maxConcurrentRuns, b.maxWaitingRuns);
     this.warmContexts = b.warmContexts;
+    this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
     this.tools = List.copyOf(tools);
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     tools.forEach(t -> bindings.put(t.name(), t.binding()));
@@ -255,7 +258,7 @@ public final class PolyglotSandbox implements AutoCloseable {
   private GuestRun newRun(Script script, Map<String, String> inputs) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    return new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry, prepared);
+    return new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, script, inputs, toolRegistry, prepared);
   }
 
   /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
@@ -281,6 +284,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       p.close();
     }
     active.forEach(RunGuard::cancel);
+    runThreads.close();
     watchdog.shutdown();
     toolRegistry.close();
     try {
@@ -332,7 +336,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     Policy warm = Policy.builder().allowLanguages(language)
         .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
-    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, monitor, warmUp, Map.of(),
+    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, runThreads, monitor, warmUp, Map.of(),
         ToolRegistry.none(), null).execute();
     if (!r.isOk()) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "

@@ -60,8 +60,9 @@ class ResourceCapsTest {
     ExecutionResult r = cpuCapped.run(language, GuestCode.of(language,
         "let x = 0; for (;;) { x = (x + 1) | 0; }", "x = 0\nwhile True:\n    x = (x + 1) % 1000"));
     assertThatRun(r).wasStoppedBy(Limit.CPU_TIME).leaksNoHostDetail();
+    // The wall deadline is far later, so the verdict itself shows the CPU cap acted first; wall time is
+    // not asserted (on a loaded machine a guest gets a fraction of a core).
     assertThat(r.usage().cpuTime()).isGreaterThanOrEqualTo(CPU);
-    assertThat(r.usage().wallTime()).isLessThan(CPU.plusSeconds(3));
     assertThatRun(cpuCapped.run(language, "6*7")).as("the next run").hasValue(42L);
   }
 
