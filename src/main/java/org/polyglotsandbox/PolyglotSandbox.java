@@ -115,8 +115,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * Runs one guest program in a fresh context and file system, and destroys both before returning.
    *
-   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
-   *     is not plain data
+   * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
+   *     not plain data, or a declared output file lies outside every mount
    * @throws IllegalStateException if the sandbox is closed
    */
   public ExecutionResult run(Script script) {
@@ -128,6 +128,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
+    script.checkOutputFilesAgainst(policy);
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> inputs.put(name, InputEncoder.toJson(name, value)));
     GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry);
