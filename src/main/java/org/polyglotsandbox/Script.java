@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.polyglotsandbox.internal.boundary.HostWriter;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.tools.ToolSchema;
 
 /**
@@ -141,7 +142,8 @@ public final class Script {
       for (String part : p.substring(1).split("/")) {
         String problem = HostWriter.problem(part);
         if (problem != null) {
-          throw new IllegalArgumentException("output file '" + path + "' is not a safe file name: " + problem);
+          throw new IllegalArgumentException("output file '" + TextSanitizer.oneLine(path, 200)
+              + "' is not a safe file name: " + problem);
         }
       }
       copy.merge(p, required, Boolean::logicalOr);
