@@ -6,8 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -67,7 +69,7 @@ public final class ExecutionResult {
     this.events = List.copyOf(events);
     this.rejection = rejection;
     this.notes = Objects.requireNonNull(notes, "notes");
-    this.outputFiles = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(outputFiles));
+    this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(outputFiles));
     this.missingOutputFiles = List.copyOf(missingOutputFiles);
   }
 
@@ -240,6 +242,7 @@ public final class ExecutionResult {
   @Override
   public String toString() {
     return "ExecutionResult{" + outcome + (limit == null ? "" : "(" + limit.id() + ")")
+        + (rejection == null ? "" : "(" + rejection.reason().name().toLowerCase(Locale.ROOT) + ")")
         + (errorMessage == null ? "" : ", error=" + errorMessage)
         + ", value=" + value + ", events=" + events.size() + ", " + usage + "}";
   }

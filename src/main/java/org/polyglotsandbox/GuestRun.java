@@ -2,6 +2,7 @@ package org.polyglotsandbox;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,7 +186,7 @@ final class GuestRun {
   }
 
   private void rejectOutput(ValueRejectedException e) {
-    guard.outputRejected(new SandboxEvent.OutputRejected(java.time.Instant.now(), e.reason(), e.path(), e.detail()));
+    guard.outputRejected(new SandboxEvent.OutputRejected(Instant.now(), e.reason(), e.path(), e.detail()));
   }
 
   private Raw run(GuestFileSystem fs, BoundedOutput output) {
