@@ -1,16 +1,35 @@
 package org.polyglotsandbox;
 
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.polyglotsandbox.internal.boundary.HostWriter;
+import org.polyglotsandbox.internal.boundary.ModelText;
 
 /**
- * The outcome of one run. Everything in it came from untrusted code: treat the value, the streams and
- * the error message as data to validate, never as instructions or trusted text.
+ * The outcome of one run. Everything in it came from untrusted code: treat the value, the streams,
+ * the error message and the output files as data to validate, never as instructions or trusted text.
+ * To hand a result to a language model, use {@link #toModelText()}, which frames it as untrusted data.
  *
- * <p>No polyglot {@code Value} or guest object survives the run: {@link #value()} is built only from
- * {@code null}, {@link Boolean}, {@link Long}, {@link Double}, {@link java.math.BigInteger},
- * {@link String}, unmodifiable {@link List} and unmodifiable {@link java.util.Map} with string keys.
+ * <p>Everything passed the output boundary on its way here. No polyglot {@code Value} or guest object
+ * survives the run: {@link #value()} is built only from {@code null}, {@link Boolean}, {@link Long},
+ * {@link Double}, {@link java.math.BigInteger}, {@link String}, unmodifiable {@link List} and
+ * unmodifiable {@link java.util.Map} with string keys, within the result caps of {@link Limits}.
+ * stdout, stderr, the error message and the guest stack frames are capped and sanitised: valid
+ * UTF-8, no terminal escape sequences, no control characters but newline and tab, no bidirectional
+ * overrides or invisible tag characters ({@link #outputNotes()} says what was changed). The strings
+ * inside {@link #value()} are the guest's exact strings: escape them before showing them.
  */
 public final class ExecutionResult {
   private final Outcome outcome;
@@ -23,9 +42,21 @@ public final class ExecutionResult {
   private final String stderr;
   private final Usage usage;
   private final List<SandboxEvent> events;
+  private final SandboxEvent.OutputRejected rejection;
+  private final OutputNotes notes;
+  private final Map<String, OutputFile> outputFiles;
+  private final List<String> missingOutputFiles;
 
   ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
       Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events) {
+    this(outcome, limit, value, errorMessage, guestStackTrace, exitStatus, stdout, stderr, usage, events, null,
+        OutputNotes.NONE, Map.of(), List.of());
+  }
+
+  ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
+      Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events,
+      SandboxEvent.OutputRejected rejection, OutputNotes notes, Map<String, OutputFile> outputFiles,
+      List<String> missingOutputFiles) {
     this.outcome = outcome;
     this.limit = limit;
     this.value = value;
@@ -36,6 +67,10 @@ public final class ExecutionResult {
     this.stderr = stderr;
     this.usage = usage;
     this.events = List.copyOf(events);
+    this.rejection = rejection;
+    this.notes = Objects.requireNonNull(notes, "notes");
+    this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(outputFiles));
+    this.missingOutputFiles = List.copyOf(missingOutputFiles);
   }
 
   /** How the run ended. */
@@ -54,8 +89,18 @@ public final class ExecutionResult {
   }
 
   /**
+   * Why the output boundary refused the run's output, present exactly when the outcome is
+   * {@link Outcome#OUTPUT_REJECTED}: the reason, the path (such as {@code $.rows[3].price}, or a
+   * declared output file's guest path) and the cap involved.
+   */
+  public Optional<SandboxEvent.OutputRejected> outputRejection() {
+    return Optional.ofNullable(rejection);
+  }
+
+  /**
    * The value of the program's last expression as plain, immutable Java data (untrusted), or {@code null}
-   * when there is none or the run did not end {@link Outcome#OK}. Guest functions are left out.
+   * when there is none or the run did not end {@link Outcome#OK}. Guest functions are left out. Its
+   * strings are exactly the guest's, not sanitised.
    */
   public Object value() {
     return value;
@@ -63,14 +108,17 @@ public final class ExecutionResult {
 
   /**
    * The error as guest code would describe it, such as {@code "TypeError: x is not a function"}
-   * (untrusted text); empty when the outcome is {@link Outcome#OK}. Never a host stack trace or host
-   * class name.
+   * (untrusted text, sanitised); empty when the outcome is {@link Outcome#OK}. Never a host stack trace
+   * or host class name. For {@link Outcome#OUTPUT_REJECTED}, {@code "output rejected: $.path: detail"}.
    */
   public Optional<String> errorMessage() {
     return Optional.ofNullable(errorMessage);
   }
 
-  /** The guest frames of the error, innermost first, such as {@code "main.py:3 (f)"}; may be empty. */
+  /**
+   * The guest frames of the error, innermost first, such as {@code "main.py:3 (f)"} (untrusted,
+   * sanitised); may be empty.
+   */
   public List<String> guestStackTrace() {
     return guestStackTrace;
   }
@@ -80,14 +128,97 @@ public final class ExecutionResult {
     return exitStatus == null ? OptionalInt.empty() : OptionalInt.of(exitStatus);
   }
 
-  /** What the guest wrote to stdout, decoded as UTF-8, at most the output limit (untrusted). */
+  /**
+   * What the guest wrote to stdout (untrusted): at most the output limit, decoded as UTF-8 and
+   * sanitised as described above; {@link #outputNotes()} says what was cut or changed.
+   */
   public String stdout() {
     return stdout;
   }
 
-  /** What the guest wrote to stderr, decoded as UTF-8, at most the output limit (untrusted). */
+  /** What the guest wrote to stderr (untrusted), capped and sanitised like {@link #stdout()}. */
   public String stderr() {
     return stderr;
+  }
+
+  /** What the output boundary cut from or changed in stdout, stderr and the error message. */
+  public OutputNotes outputNotes() {
+    return notes;
+  }
+
+  /**
+   * The declared output files ({@link Script#withOutputFiles}) the guest left, by guest path in the
+   * order declared (untrusted content). Present whatever the outcome, except those the boundary
+   * rejected; a failed run's files may be partial.
+   */
+  public Map<String, OutputFile> outputFiles() {
+    return outputFiles;
+  }
+
+  /** The declared output files that were not there when the guest finished. */
+  public List<String> missingOutputFiles() {
+    return missingOutputFiles;
+  }
+
+  /**
+   * Writes every output file below {@code directory}, as {@link OutputFile#writeTo} does. Nothing is
+   * written if any target already exists; if writing fails midway, the files this call wrote are
+   * removed again (directories it created stay).
+   *
+   * @return the host files written, in the order declared
+   * @throws FileAlreadyExistsException if a target exists (nothing is written then)
+   * @throws IOException as {@link OutputFile#writeTo}
+   */
+  public List<Path> writeOutputFiles(Path directory) throws IOException {
+    Objects.requireNonNull(directory, "directory");
+    for (OutputFile f : outputFiles.values()) {
+      Path target = HostWriter.target(directory, f.guestPath());
+      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        throw new FileAlreadyExistsException(target.toString(), null,
+            "output file " + f.guestPath() + " would replace it; files are never overwritten");
+      }
+    }
+    List<Path> written = new ArrayList<>();
+    try {
+      for (OutputFile f : outputFiles.values()) {
+        written.add(f.writeTo(directory));
+      }
+    } catch (IOException | RuntimeException e) {
+      for (Path p : written) {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+    return List.copyOf(written);
+  }
+
+  /**
+   * This result as text to put in a language model's context, at most 16,384 characters; see
+   * {@link #toModelText(int)}.
+   */
+  public String toModelText() {
+    return toModelText(ModelText.DEFAULT_MAX_CHARS);
+  }
+
+  /**
+   * This result as text to put in a language model's context, framed and marked as untrusted data.
+   * The frame's opening and closing lines carry a random id the guest could not know, so guest text
+   * cannot close the frame early; a line at the top tells the model that the content is data, not
+   * instructions. Inside, every line of guest text starts with {@code "| "} so that it cannot pass
+   * for the frame's own lines; the value is JSON with control, bidirectional and invisible
+   * characters escaped; chat-template markers such as {@code <|im_start|>} are broken up; each part
+   * is shortened to its share of {@code maxChars}, with a note saying how much was cut; the
+   * {@link #outputNotes()} and the output files' sizes (never their content) are listed.
+   *
+   * @param maxChars at least 1,000
+   * @throws IllegalArgumentException if {@code maxChars} is below 1,000
+   */
+  public String toModelText(int maxChars) {
+    return ModelText.render(this, maxChars);
   }
 
   /** What the run consumed. */
@@ -111,6 +242,7 @@ public final class ExecutionResult {
   @Override
   public String toString() {
     return "ExecutionResult{" + outcome + (limit == null ? "" : "(" + limit.id() + ")")
+        + (rejection == null ? "" : "(" + rejection.reason().name().toLowerCase(Locale.ROOT) + ")")
         + (errorMessage == null ? "" : ", error=" + errorMessage)
         + ", value=" + value + ", events=" + events.size() + ", " + usage + "}";
   }

@@ -2,6 +2,9 @@ package org.polyglotsandbox;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -20,8 +23,11 @@ import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
-import org.polyglotsandbox.internal.boundary.ResultTooLargeException;
+import org.polyglotsandbox.internal.boundary.OutputFileCollector;
+import org.polyglotsandbox.internal.boundary.ResultSchemaCheck;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
+import org.polyglotsandbox.internal.boundary.ValueRejectedException;
 import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
@@ -39,13 +45,19 @@ final class GuestRun {
   /** How long after the deadline the caller waits for a cancelled guest thread before giving up on it. */
   private static final Duration GRACE = Duration.ofSeconds(5);
 
-  private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files) {
+  private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files,
+      OutputFileCollector.Collected outputs) {
     Raw(Object value, ErrorClassifier.Verdict failure) {
-      this(value, failure, 0, 0);
+      this(value, failure, 0, 0, null);
     }
 
-    Raw withFiles(GuestFileSystem fs) {
-      return new Raw(value, failure, fs.bytesUsed(), fs.files());
+    Raw withFiles(GuestFileSystem fs, OutputFileCollector.Collected outputs) {
+      return new Raw(value, failure, fs.bytesUsed(), fs.files(), outputs);
+    }
+
+    /** Whether the program ran to its end (or exited with status 0): only then is its output judged. */
+    boolean finished() {
+      return failure == null || failure.outcome() == Outcome.OK;
     }
   }
 
@@ -199,7 +211,38 @@ final class GuestRun {
           "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
           List.of(), null, null));
     }
-    return run(env).withFiles(env.fileSystem());
+    Raw raw = run(env);
+    checkResultSchema(raw);
+    return raw.withFiles(env.fileSystem(), collectOutputFiles(env.fileSystem()));
+  }
+
+  /** The output boundary's last check of the value, on the copy: the script's result schema. */
+  private void checkResultSchema(Raw raw) {
+    if (script.compiledResultSchema() == null || !raw.finished() || guard.tripped() != null
+        || guard.rejection() != null) {
+      return;
+    }
+    try {
+      ResultSchemaCheck.check(script.compiledResultSchema(), raw.value());
+    } catch (ValueRejectedException e) {
+      rejectOutput(e);
+    }
+  }
+
+  /** Reads the declared output files after the guest finished, before the file system is closed. */
+  private OutputFileCollector.Collected collectOutputFiles(GuestFileSystem fs) {
+    if (script.outputFileDeclarations().isEmpty()) {
+      return null;
+    }
+    Limits limits = policy.limits();
+    OutputFileCollector.Collected c = OutputFileCollector.collect(fs::inMemory, script.outputFileDeclarations(),
+        limits.maxOutputFileBytes(), limits.maxTotalOutputFileBytes());
+    c.rejections().forEach(guard::outputRejected);
+    return c;
+  }
+
+  private void rejectOutput(ValueRejectedException e) {
+    guard.outputRejected(new SandboxEvent.OutputRejected(Instant.now(), e.reason(), e.path(), e.detail()));
   }
 
   private Raw run(RunEnvironment env) {
@@ -213,8 +256,8 @@ final class GuestRun {
       monitor.add(meter);
       Value value = context.eval(source);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
-    } catch (ResultTooLargeException e) {
-      guard.trip(Limit.RESULT, e.getMessage(), Layer.OUTPUT_BOUNDARY, false);
+    } catch (ValueRejectedException e) {
+      rejectOutput(e);
       return new Raw(null, null);
     } catch (PolyglotException e) {
       if (guard.tripped() != null) {
@@ -262,13 +305,19 @@ final class GuestRun {
 
   private ExecutionResult result(Raw raw, BoundedOutput output, Duration wallTime) {
     RunGuard.Trip trip = guard.tripped();
+    // Recorded only while no limit had tripped: a limit that trips later does not undo it.
+    SandboxEvent.OutputRejected rejection = raw != null && raw.finished() ? guard.rejection() : null;
     Outcome outcome;
     Limit limit = null;
     Object value = null;
     String error = null;
     List<String> stack = List.of();
     Integer exitStatus = null;
-    if (trip != null) {
+    if (rejection != null) {
+      outcome = Outcome.OUTPUT_REJECTED;
+      error = "output rejected: " + rejection.message();
+      exitStatus = raw.failure() == null ? null : raw.failure().exitStatus();
+    } else if (trip != null) {
       outcome = Outcome.LIMIT_EXCEEDED;
       limit = trip.limit();
       error = "limit exceeded: " + trip.detail();
@@ -287,8 +336,50 @@ final class GuestRun {
         ? OptionalLong.of(policy.limits().maxStatements()) : OptionalLong.empty();
     Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(),
         raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files());
-    return new ExecutionResult(outcome, limit, value, error, stack, exitStatus, output.stdoutText(),
-        output.stderrText(), usage, guard.events());
+    TextSanitizer.Result stdout = output.stdoutSanitized();
+    TextSanitizer.Result stderr = output.stderrSanitized();
+    int[] errorCounts = new int[4];
+    String cleanError = error == null ? null : sanitized(error, errorCounts);
+    List<String> cleanStack = new ArrayList<>(stack.size());
+    stack.forEach(frame -> cleanStack.add(sanitized(frame, errorCounts)));
+    OutputNotes notes = new OutputNotes(changes(stdout, output.stdoutDropped()), changes(stderr, output.stderrDropped()),
+        new OutputNotes.Changes(0, errorCounts[0], errorCounts[1], errorCounts[2], errorCounts[3]));
+    Map<String, OutputFile> files = new LinkedHashMap<>();
+    List<String> missing = List.of();
+    if (raw != null && raw.outputs() != null) {
+      raw.outputs().files().forEach((path, bytes) -> files.put(path, new OutputFile(path, bytes)));
+      missing = raw.outputs().missing();
+    }
+    return new ExecutionResult(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
+        usage, sanitizedEvents(guard.events()), rejection, notes, files, missing);
+  }
+
+  private static String sanitized(String text, int[] counts) {
+    TextSanitizer.Result r = TextSanitizer.clean(text);
+    counts[0] += r.escapeSequences();
+    counts[1] += r.controls();
+    counts[2] += r.invalid();
+    counts[3] += r.invisible();
+    return r.text();
+  }
+
+  private static OutputNotes.Changes changes(TextSanitizer.Result r, long dropped) {
+    return new OutputNotes.Changes(dropped, r.escapeSequences(), r.controls(), r.invalid(), r.invisible());
+  }
+
+  /** Denial targets (guest paths, names) and limit details can quote guest text: keep it to one clean line. */
+  private static List<SandboxEvent> sanitizedEvents(List<SandboxEvent> events) {
+    List<SandboxEvent> out = new ArrayList<>(events.size());
+    for (SandboxEvent e : events) {
+      out.add(switch (e) {
+        case SandboxEvent.DeniedOperation d ->
+            new SandboxEvent.DeniedOperation(d.time(), d.operation(), TextSanitizer.oneLine(d.target(), 4096), d.layer());
+        case SandboxEvent.LimitExceeded l ->
+            new SandboxEvent.LimitExceeded(l.time(), l.limit(), TextSanitizer.oneLine(l.detail(), 4096), l.layer());
+        default -> e;
+      });
+    }
+    return out;
   }
 
   private static ErrorClassifier.Verdict internalError() {

@@ -1,6 +1,10 @@
 package org.polyglotsandbox;
 
-/** A resource cap that can end a run with {@link Outcome#LIMIT_EXCEEDED}. */
+/**
+ * A resource cap that can end a run with {@link Outcome#LIMIT_EXCEEDED}. (The caps on what a run
+ * returns, {@link Limits#maxResultNodes()} and related, end it with {@link Outcome#OUTPUT_REJECTED}
+ * instead: the program finished, only its output was refused.)
+ */
 public enum Limit {
   /** {@link Limits#maxStatements()}: guest statements executed, counted by GraalVM. */
   STATEMENTS("statements"),
@@ -23,8 +27,6 @@ public enum Limit {
    * with this limit when it does not.
    */
   STACK("stack"),
-  /** {@link Limits#maxResultNodes()} and related: the result value was too large or too deep to copy out. */
-  RESULT("result"),
   /** {@link Tool#maxCallsPerRun()}: a guest called one tool more often than its per-run budget allows. */
   TOOL_CALLS("tool_calls");
 

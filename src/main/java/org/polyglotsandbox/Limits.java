@@ -6,11 +6,13 @@ import java.util.Objects;
 /**
  * The resource caps of every run: immutable, with conservative defaults. A run that reaches a cap ends
  * with {@link Outcome#LIMIT_EXCEEDED} and the {@link Limit} that tripped; the sandbox itself keeps
- * working.
+ * working. The caps on what a finished run hands back (its result and its declared output files) end
+ * it with {@link Outcome#OUTPUT_REJECTED} instead.
  *
  * <p>Defaults: 100,000,000 statements, 10 s wall time, 10 s CPU time, 1 GiB allocated, 1 MiB of output,
- * an 8 MiB run-thread stack, 64 MiB and 1,000 entries in the file system, and a result of at most
- * 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters.
+ * an 8 MiB run-thread stack, 64 MiB and 1,000 entries in the file system; a result of at most
+ * 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters and 4,194,304
+ * characters of text in total; declared output files of at most 8 MiB each and 32 MiB together.
  */
 public final class Limits {
   private static final Limits DEFAULTS = new Builder().build();
@@ -26,6 +28,9 @@ public final class Limits {
   private final int maxResultNodes;
   private final int maxResultDepth;
   private final int maxResultStringLength;
+  private final long maxResultChars;
+  private final long maxOutputFileBytes;
+  private final long maxTotalOutputFileBytes;
 
   private Limits(Builder b) {
     this.maxStatements = b.maxStatements;
@@ -39,6 +44,9 @@ public final class Limits {
     this.maxResultNodes = b.maxResultNodes;
     this.maxResultDepth = b.maxResultDepth;
     this.maxResultStringLength = b.maxResultStringLength;
+    this.maxResultChars = b.maxResultChars;
+    this.maxOutputFileBytes = b.maxOutputFileBytes;
+    this.maxTotalOutputFileBytes = b.maxTotalOutputFileBytes;
   }
 
   /** The default limits. */
@@ -103,7 +111,11 @@ public final class Limits {
     return stackSize;
   }
 
-  /** Values (scalars, list elements, map entries) the copied-out result may hold in total. */
+  /**
+   * Values (scalars, list elements, map entries) the copied-out result may hold in total. The caps on the
+   * result are checked while it is copied out, on the guest's thread and under its limits; a result
+   * that breaks one ends the run with {@link Outcome#OUTPUT_REJECTED}, naming where.
+   */
   public int maxResultNodes() {
     return maxResultNodes;
   }
@@ -113,9 +125,30 @@ public final class Limits {
     return maxResultDepth;
   }
 
-  /** Characters one string in the copied-out result may have. */
+  /**
+   * Characters one string, map key or number in the copied-out result may have. Checked before the
+   * string is copied: a huge guest string never reaches the host heap.
+   */
   public int maxResultStringLength() {
     return maxResultStringLength;
+  }
+
+  /**
+   * Characters all strings, map keys and big numbers in the copied-out result may have together; bounds
+   * the host memory a result can take even when it repeats one long string many times.
+   */
+  public long maxResultChars() {
+    return maxResultChars;
+  }
+
+  /** Bytes one declared output file ({@link Script#withOutputFiles}) may have. */
+  public long maxOutputFileBytes() {
+    return maxOutputFileBytes;
+  }
+
+  /** Bytes all declared output files of a run may have together. */
+  public long maxTotalOutputFileBytes() {
+    return maxTotalOutputFileBytes;
   }
 
   @Override
@@ -131,13 +164,16 @@ public final class Limits {
         && stackSize == l.stackSize
         && maxResultNodes == l.maxResultNodes
         && maxResultDepth == l.maxResultDepth
-        && maxResultStringLength == l.maxResultStringLength;
+        && maxResultStringLength == l.maxResultStringLength
+        && maxResultChars == l.maxResultChars
+        && maxOutputFileBytes == l.maxOutputFileBytes
+        && maxTotalOutputFileBytes == l.maxTotalOutputFileBytes;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(maxStatements, wallTime, maxCpuTime, maxAllocatedBytes, maxFileBytes, maxFiles, maxOutputBytes, stackSize, maxResultNodes,
-        maxResultDepth, maxResultStringLength);
+        maxResultDepth, maxResultStringLength, maxResultChars, maxOutputFileBytes, maxTotalOutputFileBytes);
   }
 
   @Override
@@ -146,7 +182,8 @@ public final class Limits {
         + ", allocatedBytes=" + maxAllocatedBytes + ", fileBytes=" + maxFileBytes + ", files=" + maxFiles
         + ", outputBytes=" + maxOutputBytes
         + ", stackSize=" + stackSize + ", resultNodes=" + maxResultNodes + ", resultDepth=" + maxResultDepth
-        + ", resultStringLength=" + maxResultStringLength + "}";
+        + ", resultStringLength=" + maxResultStringLength + ", resultChars=" + maxResultChars
+        + ", outputFileBytes=" + maxOutputFileBytes + ", totalOutputFileBytes=" + maxTotalOutputFileBytes + "}";
   }
 
   /** Builds {@link Limits}; every setter rejects a non-positive or out-of-range value at once. */
@@ -167,6 +204,9 @@ public final class Limits {
     private int maxResultNodes = 100_000;
     private int maxResultDepth = 64;
     private int maxResultStringLength = 1 << 20;
+    private long maxResultChars = 4L << 20;
+    private long maxOutputFileBytes = 8L << 20;
+    private long maxTotalOutputFileBytes = 32L << 20;
 
     private Builder() {}
 
@@ -182,6 +222,9 @@ public final class Limits {
       maxResultNodes = l.maxResultNodes;
       maxResultDepth = l.maxResultDepth;
       maxResultStringLength = l.maxResultStringLength;
+      maxResultChars = l.maxResultChars;
+      maxOutputFileBytes = l.maxOutputFileBytes;
+      maxTotalOutputFileBytes = l.maxTotalOutputFileBytes;
     }
 
     /** @see Limits#maxStatements() */
@@ -265,6 +308,30 @@ public final class Limits {
     public Builder maxResultStringLength(int chars) {
       requirePositive("maxResultStringLength", chars);
       this.maxResultStringLength = chars;
+      return this;
+    }
+
+    /** @see Limits#maxResultChars() */
+    public Builder maxResultChars(long chars) {
+      requirePositive("maxResultChars", chars);
+      this.maxResultChars = chars;
+      return this;
+    }
+
+    /** @see Limits#maxOutputFileBytes() */
+    public Builder maxOutputFileBytes(long bytes) {
+      requirePositive("maxOutputFileBytes", bytes);
+      if (bytes > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("maxOutputFileBytes (" + bytes + ") must be below 2 GiB");
+      }
+      this.maxOutputFileBytes = bytes;
+      return this;
+    }
+
+    /** @see Limits#maxTotalOutputFileBytes() */
+    public Builder maxTotalOutputFileBytes(long bytes) {
+      requirePositive("maxTotalOutputFileBytes", bytes);
+      this.maxTotalOutputFileBytes = bytes;
       return this;
     }
 

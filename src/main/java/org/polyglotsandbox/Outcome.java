@@ -10,6 +10,14 @@ public enum Outcome {
   SYNTAX_ERROR,
   /** A resource cap stopped the program; {@link ExecutionResult#limit()} names it. */
   LIMIT_EXCEEDED,
+  /**
+   * The program finished, but the output boundary refused what it produced: the value broke a result
+   * limit ({@link Limits#maxResultNodes()} and related), contained a cycle, raised while it was read,
+   * or broke the script's result schema; or a declared output file broke its limits or a required one
+   * was missing. {@link ExecutionResult#outputRejection()} says where and why; the value is
+   * {@code null}. The command line exits with status 4.
+   */
+  OUTPUT_REJECTED,
   /** The sandbox itself failed; the message says so without host detail, and the host log has it. */
   INTERNAL_ERROR
 }

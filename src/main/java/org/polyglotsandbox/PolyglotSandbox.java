@@ -172,8 +172,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * run, and with {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
    * the future cancels the run (or its place in the queue).
    *
-   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
-   *     is not plain data
+   * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
+   *     not plain data, or a declared output file lies outside every mount
    * @throws IllegalStateException if the sandbox is closed
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
@@ -250,6 +250,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
+    script.checkOutputFilesAgainst(policy);
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> inputs.put(name, InputEncoder.toJson(name, value)));
     return inputs;

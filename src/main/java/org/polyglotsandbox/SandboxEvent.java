@@ -38,6 +38,60 @@ public sealed interface SandboxEvent {
   }
 
   /**
+   * The output boundary refused something the run produced; the first such event of a run that
+   * otherwise finished decides its {@link Outcome#OUTPUT_REJECTED} outcome. Nothing of the refused
+   * value reaches the {@link ExecutionResult}.
+   *
+   * @param path where: a JSONPath into the result such as {@code $.rows[3].price} (guest keys are
+   *     sanitised and shortened), or the guest path of a declared output file
+   * @param detail what was wrong, naming the cap, such as
+   *     {@code "a string of 150 characters, longer than maxResultStringLength (100)"}
+   */
+  record OutputRejected(Instant time, Reason reason, String path, String detail) implements SandboxEvent {
+    /** Why the output boundary refused it. */
+    public enum Reason {
+      /** The result held more than {@link Limits#maxResultNodes()} values. */
+      TOO_MANY_VALUES,
+      /** Lists and maps nested deeper than {@link Limits#maxResultDepth()}. */
+      TOO_DEEP,
+      /** A string, key or number was longer than {@link Limits#maxResultStringLength()}. */
+      STRING_TOO_LONG,
+      /** The result's strings and keys held more than {@link Limits#maxResultChars()} in total. */
+      TOO_MUCH_TEXT,
+      /** The result contained itself. */
+      CYCLE,
+      /** Guest code that ran while the value was read (a getter, {@code __repr__}, an iterator) raised. */
+      UNREADABLE,
+      /** The result broke the script's result schema ({@link Script#withResultSchema}). */
+      SCHEMA_VIOLATION,
+      /** A declared output file was larger than {@link Limits#maxOutputFileBytes()} or the total cap. */
+      FILE_TOO_LARGE,
+      /** A declared output path was a directory, a link or something else than a regular file. */
+      NOT_A_REGULAR_FILE,
+      /** A required output file ({@link Script#withRequiredOutputFiles}) was not there. */
+      MISSING_FILE
+    }
+
+    public OutputRejected {
+      Objects.requireNonNull(time, "time");
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(detail, "detail");
+    }
+
+    /** Always {@link Layer#OUTPUT_BOUNDARY}. */
+    @Override
+    public Layer layer() {
+      return Layer.OUTPUT_BOUNDARY;
+    }
+
+    /** The path and the detail, as the run's error message gives them: {@code "$.a[2]: ..."}. */
+    public String message() {
+      return path + ": " + detail;
+    }
+  }
+
+  /**
    * Guest code called an allowed {@link Tool}. (A call to a tool that is not allowed is a
    * {@link DeniedOperation} of {@link Operation#TOOL_CALL} instead.)
    *

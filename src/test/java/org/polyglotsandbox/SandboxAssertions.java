@@ -50,6 +50,24 @@ final class SandboxAssertions extends AbstractAssert<SandboxAssertions, Executio
     return this;
   }
 
+  /**
+   * The output boundary rejected the run's output for {@code reason} at {@code path} (exactly), and the
+   * error message names both the path and the cap.
+   */
+  SandboxAssertions wasRejected(SandboxEvent.OutputRejected.Reason reason, String path) {
+    hasOutcome(Outcome.OUTPUT_REJECTED);
+    assertThat(actual.value()).as("value of %s", actual).isNull();
+    assertThat(actual.outputRejection()).as("rejection of %s", actual).hasValueSatisfying(o -> {
+      assertThat(o.reason()).isEqualTo(reason);
+      assertThat(o.path()).isEqualTo(path);
+      assertThat(o.layer()).isEqualTo(Layer.OUTPUT_BOUNDARY);
+    });
+    assertThat(actual.errorMessage()).as("error of %s", actual).hasValue("output rejected: " + path + ": "
+        + actual.outputRejection().orElseThrow().detail());
+    assertThat(actual.events()).as("events of %s", actual).contains(actual.outputRejection().orElseThrow());
+    return this;
+  }
+
   /** The run recorded a denial of {@code operation} whose target contains {@code target}. */
   SandboxAssertions recordedDenial(Operation operation, String target) {
     isNotNull();

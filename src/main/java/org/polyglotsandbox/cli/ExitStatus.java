@@ -12,7 +12,7 @@ enum ExitStatus {
   USAGE(2),
   /** A limit stopped the program. */
   LIMIT_EXCEEDED(3),
-  /** Reserved for a future outcome where the output boundary rejects the result. */
+  /** The program finished, but the output boundary rejected its result or an output file. */
   OUTPUT_REJECTED(4),
   /** The sandbox itself failed (a bug, or a broken installation). */
   INTERNAL_ERROR(5);
@@ -33,6 +33,7 @@ enum ExitStatus {
       case OK -> OK;
       case GUEST_ERROR, SYNTAX_ERROR -> GUEST_ERROR;
       case LIMIT_EXCEEDED -> LIMIT_EXCEEDED;
+      case OUTPUT_REJECTED -> OUTPUT_REJECTED;
       case INTERNAL_ERROR -> INTERNAL_ERROR;
     };
   }

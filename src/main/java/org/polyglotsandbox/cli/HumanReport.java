@@ -1,9 +1,12 @@
 package org.polyglotsandbox.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.OutputFile;
 import org.polyglotsandbox.SandboxEvent;
 
 /**
@@ -18,7 +21,9 @@ import org.polyglotsandbox.SandboxEvent;
  *
  * <p>First the value (as JSON), or the error and its guest stack, then the guest's stdout and stderr if
  * it wrote any, each line behind a {@code |} so guest text cannot pass itself off as the report, then
- * one report line. Every piece of guest text is escaped with {@link Text#escape}.
+ * the output files and what the output boundary changed in the guest's text, then one report line.
+ * Every piece of guest text is escaped with {@link Text#escape} (the library has already sanitised
+ * it; this is a second layer).
  */
 final class HumanReport {
   /** Denied operations listed by name in the report line; the rest are counted. */
@@ -27,12 +32,18 @@ final class HumanReport {
   private HumanReport() {}
 
   static void print(ExecutionResult r, PrintStream out) {
+    print(r, List.of(), out);
+  }
+
+  /** @param written the host files the output files were written to, in order; empty if not written */
+  static void print(ExecutionResult r, List<Path> written, PrintStream out) {
     if (r.isOk()) {
       out.println("value: " + ResultJson.write(ResultJson.value(r.value())));
     } else {
       String label = switch (r.outcome()) {
         case SYNTAX_ERROR -> "syntax error: ";
         case LIMIT_EXCEEDED -> "stopped: ";
+        case OUTPUT_REJECTED -> "rejected: ";
         case INTERNAL_ERROR -> "internal error: ";
         default -> "guest error: ";
       };
@@ -45,6 +56,19 @@ final class HumanReport {
     }
     stream("guest stdout", r.stdout(), out);
     stream("guest stderr", r.stderr(), out);
+    int i = 0;
+    for (OutputFile f : r.outputFiles().values()) {
+      out.println("output file: " + Text.escapeLine(f.guestPath()) + " (" + f.size()
+          + (f.size() == 1 ? " byte)" : " bytes)")
+          + (i < written.size() ? " written to " + Text.escapeLine(written.get(i).toString()) : ""));
+      i++;
+    }
+    for (String missing : r.missingOutputFiles()) {
+      out.println("output file missing: " + Text.escapeLine(missing));
+    }
+    for (String note : r.outputNotes().describe()) {
+      out.println("note: " + Text.escapeLine(note));
+    }
     out.println(reportLine(r));
   }
 
@@ -52,6 +76,7 @@ final class HumanReport {
   static String reportLine(ExecutionResult r) {
     StringBuilder s = new StringBuilder("outcome: ").append(r.outcome().name());
     r.limit().ifPresent(l -> s.append(" (").append(l.id()).append(')'));
+    r.outputRejection().ifPresent(o -> s.append(" (").append(o.reason().name().toLowerCase(Locale.ROOT)).append(')'));
     r.exitStatus().ifPresent(status -> s.append(" | exit status: ").append(status));
     s.append(" | wall time: ").append(Durations.format(r.usage().wallTime()));
     s.append(" | cpu: ").append(Durations.format(r.usage().cpuTime()));

@@ -62,7 +62,7 @@ public final class PolicyFile {
   private static final List<String> MOUNT_FIELDS = List.of("host", "guest", "access");
   private static final List<String> LIMIT_FIELDS = List.of("maxStatements", "wallTime", "maxCpuTime",
       "maxAllocatedBytes", "maxFileBytes", "maxFiles", "maxOutputBytes", "stackSize", "maxResultNodes",
-      "maxResultDepth", "maxResultStringLength");
+      "maxResultDepth", "maxResultStringLength", "maxResultChars", "maxOutputFileBytes", "maxTotalOutputFileBytes");
   private static final Pattern SIZE = Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
   private final Path file;
@@ -366,6 +366,9 @@ public final class PolicyFile {
             case "maxResultNodes" -> intCount(v, path, b::maxResultNodes);
             case "maxResultDepth" -> intCount(v, path, b::maxResultDepth);
             case "maxResultStringLength" -> intCount(v, path, b::maxResultStringLength);
+            case "maxResultChars" -> b.maxResultChars(count(v, path));
+            case "maxOutputFileBytes" -> b.maxOutputFileBytes(size(v, path));
+            case "maxTotalOutputFileBytes" -> b.maxTotalOutputFileBytes(size(v, path));
             default -> throw new AssertionError(f.getKey()); // requireObject rejected it
           }
         } catch (IllegalArgumentException e) {

@@ -11,17 +11,24 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.OutputFile;
+import org.polyglotsandbox.OutputNotes;
 import org.polyglotsandbox.SandboxEvent;
 
 /**
  * The {@code --json} form of a result: one JSON object with {@code outcome}, {@code limit},
  * {@code value}, {@code error}, {@code stdout}, {@code stderr}, {@code usage}, {@code events},
- * {@code exitStatus} and {@code guestStackTrace}. The text has no raw control characters, so it is safe
- * on a terminal as well as to a parser.
+ * {@code exitStatus}, {@code guestStackTrace}, {@code rejection} ({@code {reason, path, detail}} or
+ * null), {@code outputNotes} (one object per changed text, such as {@code {"stdout": {"bytesDropped":
+ * 0, "escapeSequencesRemoved": 2, ...}}}), {@code outputFiles} ({@code [{path, bytes, writtenTo}]})
+ * and {@code missingOutputFiles}. The text has no raw control characters, so it is safe on a terminal
+ * as well as to a parser.
  */
 final class ResultJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -35,11 +42,20 @@ final class ResultJson {
 
   /** The result as one line of JSON. */
   static String toJson(ExecutionResult r) {
-    return write(toTree(r));
+    return toJson(r, List.of());
+  }
+
+  /** @param written the host files the output files were written to, in order; empty if not written */
+  static String toJson(ExecutionResult r, List<Path> written) {
+    return write(toTree(r, written));
   }
 
   /** The result as a JSON tree, fields in the documented order. */
   static ObjectNode toTree(ExecutionResult r) {
+    return toTree(r, List.of());
+  }
+
+  static ObjectNode toTree(ExecutionResult r, List<Path> written) {
     ObjectNode o = NODES.objectNode();
     o.put("outcome", r.outcome().name());
     o.put("limit", r.limit().map(Limit::id).orElse(null));
@@ -70,7 +86,43 @@ final class ResultJson {
     }
     ArrayNode stack = o.putArray("guestStackTrace");
     r.guestStackTrace().forEach(stack::add);
+    if (r.outputRejection().isPresent()) {
+      SandboxEvent.OutputRejected rejection = r.outputRejection().get();
+      ObjectNode rej = o.putObject("rejection");
+      rej.put("reason", rejection.reason().name().toLowerCase(Locale.ROOT));
+      rej.put("path", rejection.path());
+      rej.put("detail", rejection.detail());
+    } else {
+      o.putNull("rejection");
+    }
+    ObjectNode notes = o.putObject("outputNotes");
+    changes(notes, "stdout", r.outputNotes().stdout());
+    changes(notes, "stderr", r.outputNotes().stderr());
+    changes(notes, "errorMessage", r.outputNotes().errorMessage());
+    ArrayNode files = o.putArray("outputFiles");
+    int i = 0;
+    for (OutputFile f : r.outputFiles().values()) {
+      ObjectNode file = files.addObject();
+      file.put("path", f.guestPath());
+      file.put("bytes", f.size());
+      file.put("writtenTo", i < written.size() ? written.get(i).toString() : null);
+      i++;
+    }
+    ArrayNode missing = o.putArray("missingOutputFiles");
+    r.missingOutputFiles().forEach(missing::add);
     return o;
+  }
+
+  private static void changes(ObjectNode notes, String name, OutputNotes.Changes c) {
+    if (c.isEmpty()) {
+      return;
+    }
+    ObjectNode n = notes.putObject(name);
+    n.put("bytesDropped", c.bytesDropped());
+    n.put("escapeSequencesRemoved", c.escapeSequencesRemoved());
+    n.put("controlCharactersReplaced", c.controlCharactersReplaced());
+    n.put("invalidSequencesReplaced", c.invalidSequencesReplaced());
+    n.put("invisibleCharactersRemoved", c.invisibleCharactersRemoved());
   }
 
   /**
@@ -129,13 +181,21 @@ final class ResultJson {
         o.put("detail", l.detail());
         o.put("layer", l.layer().id());
       }
+      case SandboxEvent.OutputRejected x -> {
+        o.put("type", "output_rejected");
+        o.put("time", x.time().toString());
+        o.put("reason", x.reason().name().toLowerCase(Locale.ROOT));
+        o.put("path", x.path());
+        o.put("detail", x.detail());
+        o.put("layer", x.layer().id());
+      }
       case SandboxEvent.ToolCall t -> {
         o.put("type", "tool_call");
         o.put("time", t.time().toString());
         o.put("tool", t.tool());
         o.put("argumentBytes", t.argumentBytes());
         o.put("durationMicros", t.duration().toNanos() / 1000);
-        o.put("verdict", t.verdict().name().toLowerCase(java.util.Locale.ROOT));
+        o.put("verdict", t.verdict().name().toLowerCase(Locale.ROOT));
         o.put("layer", t.layer().id());
       }
     }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +50,7 @@ import picocli.CommandLine.Parameters;
         " 1:guest error or syntax error",
         " 2:bad usage, missing file or bad policy",
         " 3:a limit was exceeded",
-        " 4:reserved (rejected output)",
+        " 4:the output boundary rejected the result or an output file",
         " 5:internal error in the sandbox"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
 final class RunCommand implements Callable<Integer> {
@@ -78,9 +79,27 @@ final class RunCommand implements Callable<Integer> {
       description = "A policy file; its relative host paths resolve against its own directory.")
   private String policyFile;
 
+  @Option(names = "--result-schema", paramLabel = "SCHEMA.json",
+      description = {"A JSON Schema the program's value must match; a value that does not",
+          "ends the run OUTPUT_REJECTED (exit 4), naming the failing path."})
+  private String resultSchema;
+
+  @Option(names = "--output-file", paramLabel = "GUEST_PATH",
+      description = {"A file the program leaves in a writable mount, taken out after the run",
+          "(size and name checked). Written below --output-dir if given. Repeatable."})
+  private List<String> outputFiles = new ArrayList<>();
+
+  @Option(names = "--output-dir", paramLabel = "DIR",
+      description = {"An existing host directory to write the --output-file files into, at their",
+          "guest paths (/out/a.csv goes to DIR/out/a.csv); existing files are never replaced."})
+  private String outputDir;
+
   @Option(names = "--json",
       description = "Print exactly one JSON object on stdout instead of the report.")
   private boolean json;
+
+  /** Result schema files larger than this are refused unread. */
+  static final long MAX_SCHEMA_BYTES = 1L << 20;
 
   private final PrintStream out;
 
@@ -97,18 +116,91 @@ final class RunCommand implements Callable<Integer> {
     String code = read(path);
     List<Tool> tools = new ArrayList<>();
     Policy policy = policy(lang, tools);
-    Script script = Script.of(lang, code).named(scriptName(path));
+    Script script = script(Script.of(lang, code).named(scriptName(path)), policy);
+    Path dir = outputDirectory(script);
 
     ExecutionResult result;
     try (PolyglotSandbox sandbox = start(policy, tools)) {
       result = sandbox.run(script);
     }
+    List<Path> written = List.of();
+    if (dir != null) {
+      try {
+        written = result.writeOutputFiles(dir);
+      } catch (IOException | IllegalArgumentException e) {
+        // Checked before the run; only a change to the directory meanwhile or a host I/O error gets here.
+        throw new UsageException("--output-dir " + Text.quote(outputDir) + ": the output files could not be"
+            + " written: " + e.getMessage());
+      }
+    }
     if (json) {
-      out.println(ResultJson.toJson(result));
+      out.println(ResultJson.toJson(result, written));
     } else {
-      HumanReport.print(result, out);
+      HumanReport.print(result, written, out);
     }
     return ExitStatus.of(result.outcome()).code();
+  }
+
+  /** The script with the result schema and output files of the flags. */
+  private Script script(Script script, Policy policy) {
+    Script s = script;
+    if (resultSchema != null) {
+      Path schemaFile;
+      try {
+        schemaFile = Path.of(resultSchema);
+      } catch (InvalidPathException e) {
+        throw new UsageException("--result-schema " + Text.quote(resultSchema) + " is not a valid path");
+      }
+      String text = readText(schemaFile, "--result-schema " + Text.quote(resultSchema), MAX_SCHEMA_BYTES);
+      try {
+        s = s.withResultSchema(text);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--result-schema " + Text.quote(resultSchema) + ": " + e.getMessage());
+      }
+    }
+    for (String guestPath : outputFiles) {
+      try {
+        s = s.withOutputFiles(guestPath);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--output-file " + Text.quote(guestPath) + ": " + e.getMessage());
+      }
+    }
+    for (String guestPath : s.outputFiles()) {
+      if (policy.mounts().stream().noneMatch(m -> guestPath.equals(m.guestPath())
+          || guestPath.startsWith(m.guestPath() + "/"))) {
+        throw new UsageException("--output-file " + Text.quote(guestPath) + " is outside every mount, so the"
+            + " program could never write it; mount a writable directory there (--mount HOST:GUEST:rw, or a"
+            + " scratch mount in the policy file)");
+      }
+    }
+    return s;
+  }
+
+  /** The --output-dir, checked to exist and to hold none of the files it will receive. */
+  private Path outputDirectory(Script script) {
+    if (outputDir == null) {
+      return null;
+    }
+    Path dir;
+    try {
+      dir = Path.of(outputDir);
+    } catch (InvalidPathException e) {
+      throw new UsageException("--output-dir " + Text.quote(outputDir) + " is not a valid path");
+    }
+    if (!Files.isDirectory(dir)) {
+      throw new UsageException("--output-dir " + Text.quote(outputDir) + " is not an existing directory");
+    }
+    if (outputFiles.isEmpty()) {
+      throw new UsageException("--output-dir " + Text.quote(outputDir) + " needs at least one --output-file");
+    }
+    for (String guestPath : script.outputFiles()) {
+      Path target = dir.resolve(guestPath.substring(1));
+      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        throw new UsageException("--output-dir " + Text.quote(outputDir) + ": " + Text.quote(target.toString())
+            + " already exists; output files never replace a file");
+      }
+    }
+    return dir;
   }
 
   private static PolyglotSandbox start(Policy policy, List<Tool> tools) {
@@ -137,13 +229,24 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private String read(Path path) {
+    return readText(path, "file " + Text.quote(file), Long.MAX_VALUE);
+  }
+
+  /** A UTF-8 text file (a leading byte-order mark dropped); {@code what} names it in messages. */
+  private static String readText(Path path, String what, long maxBytes) {
     byte[] bytes;
     try {
+      if (!Files.isRegularFile(path)) {
+        throw new UsageException(what + (Files.exists(path) ? " is not a regular file" : " does not exist"));
+      }
+      if (Files.size(path) > maxBytes) {
+        throw new UsageException(what + " is larger than " + maxBytes + " bytes");
+      }
       bytes = Files.readAllBytes(path);
     } catch (AccessDeniedException e) {
-      throw new UsageException("file " + Text.quote(file) + " cannot be read: permission denied");
+      throw new UsageException(what + " cannot be read: permission denied");
     } catch (IOException e) {
-      throw new UsageException("file " + Text.quote(file) + " cannot be read: " + e.getMessage());
+      throw new UsageException(what + " cannot be read: " + e.getMessage());
     }
     String code;
     try {
@@ -153,7 +256,7 @@ final class RunCommand implements Callable<Integer> {
           .decode(ByteBuffer.wrap(bytes))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new UsageException("file " + Text.quote(file) + " is not UTF-8 text");
+      throw new UsageException(what + " is not UTF-8 text");
     }
     return code.startsWith("\uFEFF") ? code.substring(1) : code;
   }

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
- * was exceeded, 4 reserved (a future rejected-output outcome), 5 internal error. Diagnostics go to
+ * was exceeded, 4 the output boundary rejected the result or an output file, 5 internal error. Diagnostics go to
  * stderr; with {@code --json} stdout holds exactly one JSON object whenever the program ran.
  */
 @Command(name = "sandbox",
@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         " 1:guest error or syntax error",
         " 2:bad usage, missing file or bad policy",
         " 3:a limit was exceeded",
-        " 4:reserved (rejected output)",
+        " 4:the output boundary rejected the result or an output file",
         " 5:internal error in the sandbox"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
 public final class SandboxCli implements Callable<Integer> {

@@ -94,6 +94,87 @@ class SandboxCliTest {
     assertThat(o.get("usage").get("statements").asLong()).isEqualTo(10000);
   }
 
+  // ---- the output boundary: exit 4, result schema, output files ----
+
+  @Test
+  void cyclicResult_isRejected_exitsFour() throws IOException {
+    CliRun human = run(file("cyclic.js", "const a = {}; a.self = a; a"));
+
+    assertThat(human.status()).as(human.toString()).isEqualTo(4);
+    assertThat(human.out()).contains("rejected: output rejected: $.self: a cycle",
+        "outcome: OUTPUT_REJECTED (cycle) | ");
+
+    CliRun json = run(file("cyclic.js", "const a = {}; a.self = a; a"), "--json");
+    assertThat(json.status()).as(json.toString()).isEqualTo(4);
+    JsonNode o = JSON.readTree(json.out());
+    assertThat(o.get("outcome").asText()).isEqualTo("OUTPUT_REJECTED");
+    assertThat(o.get("value").isNull()).isTrue();
+    assertThat(o.get("rejection").get("reason").asText()).isEqualTo("cycle");
+    assertThat(o.get("rejection").get("path").asText()).isEqualTo("$.self");
+    assertThat(o.get("events").findValuesAsText("type")).contains("output_rejected");
+  }
+
+  @Test
+  void resultSchema_violation_exitsFour_namingThePath() throws IOException {
+    Path schema = file("schema.json", "{\"type\": \"object\", \"properties\": {\"rows\": {\"type\": \"array\","
+        + " \"items\": {\"properties\": {\"price\": {\"type\": \"number\"}}}}}}");
+    CliRun ok = run(file("ok.js", "({rows: [{price: 1}]})"), "--result-schema", schema);
+    assertThat(ok.status()).as(ok.toString()).isZero();
+
+    CliRun r = run(file("bad.js", "({rows: [{price: 1}, {price: 'free'}]})"), "--result-schema", schema, "--json");
+    assertThat(r.status()).as(r.toString()).isEqualTo(4);
+    JsonNode rejection = JSON.readTree(r.out()).get("rejection");
+    assertThat(rejection.get("reason").asText()).isEqualTo("schema_violation");
+    assertThat(rejection.get("path").asText()).isEqualTo("$.rows[1].price");
+  }
+
+  @Test
+  void resultSchemaThatIsNotASchema_exitsWithUsageError() throws IOException {
+    assertUsageError(run(file("a.js", "1"), "--result-schema", file("s.json", "{\"type\": 12}")),
+        "--result-schema", "s.json", "not a valid JSON Schema");
+    assertUsageError(run(file("a.js", "1"), "--result-schema", dir.resolve("none.json")),
+        "--result-schema", "none.json", "does not exist");
+  }
+
+  @Test
+  void outputFile_isWrittenBelowTheOutputDir() throws IOException {
+    Path data = file("data/in.csv", "a,b\n");
+    Path out = Files.createDirectories(dir.resolve("results"));
+    CliRun r = run(file("noop.js", "readText('/data/in.csv').length"), "--mount", data.getParent() + ":/data:rw",
+        "--output-file", "/data/in.csv", "--output-file", "/data/none.csv", "--output-dir", out);
+
+    assertThat(r.status()).as(r.toString()).isZero();
+    assertThat(out.resolve("data/in.csv")).hasContent("a,b\n");
+    assertThat(r.out()).contains("output file: /data/in.csv (4 bytes) written to " + out.toRealPath().resolve("data/in.csv"),
+        "output file missing: /data/none.csv");
+
+    CliRun again = run(file("noop.js", "1"), "--mount", data + ":/data/in.csv:rw", "--output-file", "/data/in.csv",
+        "--output-dir", out);
+    assertUsageError(again, "--output-dir", "already exists");
+  }
+
+  @Test
+  void outputFile_withoutOutputDir_isOnlyReported() throws IOException {
+    Path data = file("data/in.csv", "a,b\n");
+    CliRun r = run(file("noop.js", "1"), "--mount", data + ":/data/in.csv:rw", "--output-file", "/data/in.csv", "--json");
+
+    assertThat(r.status()).as(r.toString()).isZero();
+    JsonNode f = JSON.readTree(r.out()).get("outputFiles").get(0);
+    assertThat(f.get("path").asText()).isEqualTo("/data/in.csv");
+    assertThat(f.get("bytes").asInt()).isEqualTo(4);
+    assertThat(f.get("writtenTo").isNull()).isTrue();
+  }
+
+  @Test
+  void badOutputFileOptions_exitWithUsageError() throws IOException {
+    assertUsageError(run(file("a.js", "1"), "--output-file", "/out/r.csv"), "--output-file", "/out/r.csv",
+        "outside every mount");
+    assertUsageError(run(file("a.js", "1"), "--output-file", "/out/../etc/passwd"), "--output-file", "'..'");
+    assertUsageError(run(file("a.js", "1"), "--output-dir", dir), "--output-dir", "needs at least one --output-file");
+    assertUsageError(run(file("a.js", "1"), "--mount", file("x.csv", "x") + ":/x.csv:rw", "--output-file", "/x.csv",
+        "--output-dir", dir.resolve("missing")), "--output-dir", "is not an existing directory");
+  }
+
   // ---- usage errors: one line naming the value, exit 2, nothing on stdout ----
 
   @Test
@@ -189,7 +270,8 @@ class SandboxCliTest {
     JsonNode o = JSON.readTree(r.out());
     assertThat(o.isObject()).isTrue();
     assertThat(o.properties()).extracting(java.util.Map.Entry::getKey).contains(
-        "outcome", "limit", "value", "error", "stdout", "stderr", "usage", "events", "exitStatus", "guestStackTrace");
+        "outcome", "limit", "value", "error", "stdout", "stderr", "usage", "events", "exitStatus", "guestStackTrace",
+        "rejection", "outputNotes", "outputFiles", "missingOutputFiles");
     assertThat(o.get("outcome").asText()).isEqualTo("OK");
     assertThat(o.get("limit").isNull()).isTrue();
     assertThat(o.get("value").asInt()).isEqualTo(42);
@@ -273,7 +355,12 @@ class SandboxCliTest {
 
     assertThat(r.status()).as(r.toString()).isZero();
     assertThat(r.out()).doesNotContain("\u001b", "\u009b", "\u202e", "\r", "\u0007");
-    assertThat(r.out()).contains("  | a\\x1b[2Jb\\x9b1mc\\u202ed\\re", "  | \\x07", "value: \"v\\u001B\"");
+    // The library removed the escape sequences and the override and replaced the controls; the value's
+    // strings are the guest's own, escaped by the report.
+    assertThat(r.out()).contains("  | abcd\n  | e\n", "  | \uFFFD", "value: \"v\\u001B\"",
+        "note: stdout: 2 terminal escape sequences removed, 1 control character replaced,"
+            + " 1 invisible formatting character removed",
+        "note: stderr: 1 control character replaced");
   }
 
   @Test
@@ -339,7 +426,7 @@ class SandboxCliTest {
 
     assertThat(r.status()).isZero();
     assertThat(r.out()).contains("--mount", "--policy", "--json", "--timeout", "--max-statements", "--lang",
-        "5   internal error");
+        "--result-schema", "--output-file", "--output-dir", "4   the output boundary rejected", "5   internal error");
   }
 
   @Test

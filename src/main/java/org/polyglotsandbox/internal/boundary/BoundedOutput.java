@@ -36,16 +36,39 @@ public final class BoundedOutput {
     return written.get();
   }
 
+  /** What stdout kept, decoded as UTF-8 but not sanitised. */
   public String stdoutText() {
     return out.text();
   }
 
+  /** What stderr kept, decoded as UTF-8 but not sanitised. */
   public String stderrText() {
     return err.text();
   }
 
+  /** What stdout kept, sanitised ({@link TextSanitizer#fromUtf8}). */
+  public TextSanitizer.Result stdoutSanitized() {
+    return out.sanitized();
+  }
+
+  /** What stderr kept, sanitised ({@link TextSanitizer#fromUtf8}). */
+  public TextSanitizer.Result stderrSanitized() {
+    return err.sanitized();
+  }
+
+  /** Bytes the guest wrote to stdout past the budget, not kept. */
+  public long stdoutDropped() {
+    return out.dropped.get();
+  }
+
+  /** Bytes the guest wrote to stderr past the budget, not kept. */
+  public long stderrDropped() {
+    return err.dropped.get();
+  }
+
   private final class Stream extends OutputStream {
     private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    private final AtomicLong dropped = new AtomicLong();
 
     @Override
     public void write(int b) {
@@ -62,6 +85,9 @@ public final class BoundedOutput {
           kept.write(b, off, keep);
         }
       }
+      if (keep < len) {
+        dropped.addAndGet(len - keep);
+      }
       if (keep < len && !overflowed) {
         overflowed = true;
         onOverflow.run();
@@ -72,6 +98,14 @@ public final class BoundedOutput {
       synchronized (kept) {
         return kept.toString(StandardCharsets.UTF_8);
       }
+    }
+
+    TextSanitizer.Result sanitized() {
+      byte[] bytes;
+      synchronized (kept) {
+        bytes = kept.toByteArray();
+      }
+      return TextSanitizer.fromUtf8(bytes);
     }
   }
 }

@@ -1,74 +1,131 @@
 package org.polyglotsandbox.internal.boundary;
 
-import java.util.ArrayDeque;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
+import org.polyglotsandbox.internal.engine.ErrorClassifier;
 
 /**
  * Copies a guest value out as plain, immutable Java data by walking the polyglot {@link Value} API.
- * Must run on the guest thread while the context is alive: getters, {@code __repr__} and iterators are
- * guest code and run under the guest's own limits.
+ * Must run on the guest thread while the context is alive: getters, {@code __repr__}, iterators and
+ * the {@link GuestProbe} are guest code and run under the guest's own limits, so a getter that loops
+ * forever ends the run on a limit, never hangs the host.
  *
  * <p>Produces only null, Boolean, Long, Double, BigInteger, String, unmodifiable List and unmodifiable
  * Map with String keys. Functions are left out (omitted from maps, {@code null} in lists); other guest
- * objects become their string form. Cycles, and values past the result limits, raise
- * {@link ResultTooLargeException}.
+ * objects become their guest text form ({@code String(x)}, {@code repr(x)}). Every cap is checked
+ * before the host allocates for it: a string's, key's or big number's length is asked of the guest
+ * before it is copied, and all text together is bounded too. Anything past a cap, a cycle, and guest
+ * code that raises while the value is read raise {@link ValueRejectedException} naming the path, such
+ * as {@code $.rows[3].price}.
  *
  * <p>{@link #forArguments} is the strict variant for tool arguments: instead of leaving functions and
- * foreign objects out or turning objects into strings, it refuses them with {@link NotPlainDataException}.
+ * foreign objects out or turning objects into strings, it refuses them with {@link NotPlainDataException},
+ * and guest errors raised while reading propagate unchanged.
  */
 public final class ValueCopier {
   private static final Object SKIP = new Object();
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
+  /** Characters of a guest key shown in a path. */
+  private static final int KEY_SHOWN = 40;
+  /** Path segments shown at each end of a long path. */
+  private static final int PATH_ENDS = 8;
+  private static final int MESSAGE_SHOWN = 300;
 
   private final Language language;
   private final int maxNodes;
   private final int maxDepth;
   private final int maxString;
+  private final long maxChars;
   private final String what;
   private final boolean plainDataOnly;
-  private final Deque<Value> path = new ArrayDeque<>();
+  /** The containers being copied, outermost first; {@code ancestors.get(i)} sits at {@code segments[0, i)}. */
+  private final List<Value> ancestors = new ArrayList<>();
+  /** Where the copy is: list indexes (Long) and map keys (String). */
+  private final List<Object> segments = new ArrayList<>();
+  private GuestProbe probe;
   private int nodes;
+  private long chars;
 
+  /** A copier for a run's result, under the result caps of {@code limits}. */
   public ValueCopier(Language language, Limits limits) {
-    this(language, limits.maxResultNodes(), limits.maxResultDepth(), limits.maxResultStringLength(), "result",
-        false);
+    this(language, limits.maxResultNodes(), limits.maxResultDepth(), limits.maxResultStringLength(),
+        limits.maxResultChars(), "result", false);
   }
 
-  private ValueCopier(Language language, int maxNodes, int maxDepth, int maxString, String what,
+  private ValueCopier(Language language, int maxNodes, int maxDepth, int maxString, long maxChars, String what,
       boolean plainDataOnly) {
     this.language = language;
     this.maxNodes = maxNodes;
     this.maxDepth = maxDepth;
     this.maxString = maxString;
+    this.maxChars = maxChars;
     this.what = what;
     this.plainDataOnly = plainDataOnly;
   }
 
   /**
    * A copier for tool arguments: only null, booleans, numbers, strings, arrays/lists/tuples and plain
-   * objects/dicts; anything else raises {@link NotPlainDataException}.
+   * objects/dicts; anything else raises {@link NotPlainDataException}. {@code maxString} bounds each
+   * string and all text together.
    */
   public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString) {
-    return new ValueCopier(language, maxNodes, maxDepth, maxString, "arguments", true);
+    return new ValueCopier(language, maxNodes, maxDepth, maxString, maxString, "arguments", true);
   }
 
-  /** Copies {@code value}; a top-level function becomes {@code null}. */
+  /** {@link #forArguments(Language, int, int, int)} with a probe made once for the run's context. */
+  public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString,
+      GuestProbe probe) {
+    ValueCopier copier = forArguments(language, maxNodes, maxDepth, maxString);
+    copier.probe = probe;
+    return copier;
+  }
+
+  /**
+   * Copies {@code value}; a top-level function becomes {@code null}.
+   *
+   * @throws ValueRejectedException if the value breaks a cap, contains a cycle, or (result copies
+   *     only) guest code raised while it was read
+   * @throws PolyglotException if the run was cancelled or exited meanwhile (and, for arguments, if
+   *     guest code raised)
+   */
   public Object copy(Value value) {
-    Object o = copy(value, 0);
-    return o == SKIP ? null : o;
+    nodes = 0;
+    chars = 0;
+    segments.clear();
+    ancestors.clear();
+    try {
+      Object o = copy(value, 0);
+      return o == SKIP ? null : o;
+    } catch (PolyglotException e) {
+      if (plainDataOnly || !e.isGuestException() || e.isCancelled() || e.isExit() || e.isInterrupted()
+          || e.isResourceExhausted()) {
+        throw e;
+      }
+      throw reject(Reason.UNREADABLE, "reading it raised "
+          + TextSanitizer.oneLine(ErrorClassifier.clean(e.getMessage()), MESSAGE_SHOWN), "could not be read");
+    }
+  }
+
+  private GuestProbe probe(Value v) {
+    if (probe == null) {
+      probe = GuestProbe.in(v.getContext(), language);
+    }
+    return probe;
   }
 
   private Object copy(Value v, int depth) {
     if (++nodes > maxNodes) {
-      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
+      throw tooMany();
     }
     if (v.isNull()) {
       return null;
@@ -77,7 +134,7 @@ public final class ValueCopier {
       return v.asBoolean();
     }
     if (v.isString()) {
-      return bounded(v.asString());
+      return string(v, "a string");
     }
     if (v.isNumber()) {
       return number(v);
@@ -94,8 +151,11 @@ public final class ValueCopier {
     if (plainDataOnly && (v.isInstant() || v.isDate() || v.isTime() || v.isDuration() || v.isTimeZone())) {
       throw new NotPlainDataException(what + " may not hold dates or times (pass them as strings)");
     }
-    if (v.isInstant() || v.isDate() || v.isTime()) {
-      return bounded(v.isInstant() ? v.asInstant().toString() : v.toString());
+    if (v.isInstant()) {
+      return v.asInstant().toString(); // at most a few dozen characters
+    }
+    if (v.isDate() || v.isTime()) {
+      return text(v);
     }
     boolean container = v.hasArrayElements() || v.hasHashEntries() || v.hasIterator()
         || (language == Language.JAVASCRIPT && v.hasMembers() && !v.canExecute());
@@ -104,17 +164,19 @@ public final class ValueCopier {
         throw new NotPlainDataException(what + " may hold only null, booleans, numbers, strings, lists and"
             + " objects, not " + kind(v));
       }
-      return v.canExecute() || v.canInstantiate() ? SKIP : bounded(v.toString());
+      return v.canExecute() || v.canInstantiate() ? SKIP : text(v);
     }
     if (depth >= maxDepth) {
-      throw new ResultTooLargeException(what + " nest" + (plainDataOnly ? "" : "s") + " deeper than " + maxDepth + " levels");
+      throw reject(Reason.TOO_DEEP, "the " + what + " nests deeper than " + maxDepth + " levels"
+          + cap("maxResultDepth"), "nest deeper than " + maxDepth + " levels");
     }
-    for (Value ancestor : path) {
-      if (ancestor.equals(v)) {
-        throw new ResultTooLargeException(what + " contain" + (plainDataOnly ? "" : "s") + " a cycle");
+    for (int i = 0; i < ancestors.size(); i++) {
+      if (ancestors.get(i).equals(v)) {
+        throw reject(Reason.CYCLE, "a cycle: this value contains itself (it is also at "
+            + path(segments, i) + ")", "contain a cycle");
       }
     }
-    path.push(v);
+    ancestors.add(v);
     try {
       if (v.hasArrayElements()) {
         return list(v, depth);
@@ -127,17 +189,67 @@ public final class ValueCopier {
       }
       return members(v, depth);
     } finally {
-      path.pop();
+      ancestors.remove(ancestors.size() - 1);
     }
   }
 
-  private Object number(Value v) {
-    boolean pythonFloat = language == Language.PYTHON && "float".equals(metaName(v));
-    if (!pythonFloat && v.fitsInLong()) {
-      return v.asLong();
+  /** A guest string as host text, its length checked against the caps before it is copied. */
+  private String string(Value v, String kind) {
+    long length = probe(v).length(v);
+    checkText(length, kind);
+    String s = v.asString();
+    // Python counts code points; the host counts UTF-16 units, up to twice as many.
+    checkText(s.length(), kind);
+    chars += s.length();
+    return s;
+  }
+
+  private void checkText(long length, String kind) {
+    checkText(length, kind, "characters");
+  }
+
+  /** Checks a length against the caps; {@link Long#MAX_VALUE} means "more than maxString". */
+  private void checkText(long length, String kind, String unit) {
+    if (length > maxString) {
+      String size = length == Long.MAX_VALUE ? "more than " + maxString : String.valueOf(length);
+      throw reject(Reason.STRING_TOO_LONG, kind + " of " + size + " " + unit + ", longer than"
+          + (plainDataOnly ? " " + maxString + " allowed" : " maxResultStringLength (" + maxString + ")"),
+          "hold a string longer than " + maxString + " characters");
     }
-    if (!pythonFloat && v.fitsInBigInteger()) {
-      return v.asBigInteger();
+    if (chars + length > maxChars) {
+      throw reject(Reason.TOO_MUCH_TEXT, "the " + what + "'s text comes to more than " + maxChars
+          + " characters in total" + cap("maxResultChars"), "hold more than " + maxChars + " characters of text");
+    }
+  }
+
+  /** The guest's own text form of a value ({@code String(x)}, {@code repr(x)}), checked like a string. */
+  private String text(Value v) {
+    Value t = probe(v).text(v);
+    if (!t.isString()) {
+      throw reject(Reason.UNREADABLE, "its text form is not a string", "could not be read");
+    }
+    return string(t, "a text form");
+  }
+
+  private Object number(Value v) {
+    if (v.fitsInLong() || v.fitsInBigInteger()) {
+      boolean pythonFloat = language == Language.PYTHON && probe(v).isPythonFloat(v);
+      if (!pythonFloat && v.fitsInLong()) {
+        return v.asLong();
+      }
+      if (!pythonFloat) {
+        // Enough bits for maxString decimal digits; log10(2) ~ 0.30103.
+        long limitBits = (long) Math.ceil(maxString / 0.30103) + 4;
+        long bits = probe(v).bits(v, limitBits);
+        if (bits > limitBits && language == Language.JAVASCRIPT) { // JavaScript stops counting at the limit
+          checkText(Long.MAX_VALUE, "a number", "digits");
+        }
+        long digits = bits * 30103 / 100000 + 1;
+        checkText(digits, "a number", "digits");
+        BigInteger b = v.asBigInteger();
+        chars += digits;
+        return b;
+      }
     }
     if (v.fitsInDouble()) {
       double d = v.asDouble();
@@ -149,28 +261,26 @@ public final class ValueCopier {
     if (plainDataOnly) {
       throw new NotPlainDataException(what + " may not hold this number: " + kind(v));
     }
-    return bounded(v.toString());
+    return text(v);
   }
 
   /** The guest type's simple name, for messages; bounded so a guest-chosen class name cannot flood them. */
   private static String kind(Value v) {
-    String name = metaName(v);
-    return name.isEmpty() ? "this value" : "a " + (name.length() > 40 ? name.substring(0, 40) : name);
-  }
-
-  private static String metaName(Value v) {
     Value meta = v.getMetaObject();
-    return meta == null ? "" : meta.getMetaSimpleName();
+    String name = meta == null ? "" : TextSanitizer.oneLine(meta.getMetaSimpleName(), 40);
+    return name.isEmpty() ? "this value" : "a " + name;
   }
 
   private List<Object> list(Value v, int depth) {
     long size = v.getArraySize();
     if (size > maxNodes - nodes) {
-      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
+      throw tooMany();
     }
     List<Object> out = new ArrayList<>((int) size);
     for (long i = 0; i < size; i++) {
+      segments.add(i);
       Object e = copy(v.getArrayElement(i), depth + 1);
+      segments.remove(segments.size() - 1);
       out.add(e == SKIP ? null : e);
     }
     return Collections.unmodifiableList(out);
@@ -181,7 +291,11 @@ public final class ValueCopier {
     Value it = v.getHashEntriesIterator();
     while (it.hasIteratorNextElement()) {
       Value entry = it.getIteratorNextElement();
-      put(out, key(entry.getArrayElement(0), depth), copy(entry.getArrayElement(1), depth + 1));
+      String key = key(entry.getArrayElement(0), depth);
+      segments.add(key);
+      Object value = copy(entry.getArrayElement(1), depth + 1);
+      segments.remove(segments.size() - 1);
+      put(out, key, value);
     }
     return Collections.unmodifiableMap(out);
   }
@@ -189,29 +303,49 @@ public final class ValueCopier {
   private List<Object> iterate(Value v, int depth) {
     List<Object> out = new ArrayList<>();
     Value it = v.getIterator();
-    while (it.hasIteratorNextElement()) {
+    for (long i = 0; it.hasIteratorNextElement(); i++) {
+      segments.add(i);
       Object e = copy(it.getIteratorNextElement(), depth + 1);
+      segments.remove(segments.size() - 1);
       out.add(e == SKIP ? null : e);
     }
     return Collections.unmodifiableList(out);
   }
 
+  /** A JavaScript object: its own enumerable string keys, each value read once (getters run here). */
   private Map<String, Object> members(Value v, int depth) {
+    Value keys = probe(v).keys(v);
+    long size = keys.hasArrayElements() ? keys.getArraySize() : 0;
+    if (size > maxNodes - nodes) {
+      throw tooMany();
+    }
     Map<String, Object> out = new LinkedHashMap<>();
-    Iterator<String> keys = v.getMemberKeys().iterator();
-    while (keys.hasNext()) {
-      String key = bounded(keys.next());
-      if (++nodes > maxNodes) {
-        throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " more than " + maxNodes + " values");
+    for (long i = 0; i < size; i++) {
+      Value k = keys.getArrayElement(i);
+      if (!k.isString()) {
+        throw reject(Reason.UNREADABLE, "it lists a key that is not a string", "could not be read");
       }
-      put(out, key, copy(v.getMember(key), depth + 1));
+      String key = string(k, "a key");
+      if (++nodes > maxNodes) {
+        throw tooMany();
+      }
+      segments.add(key);
+      Object value = copy(v.getMember(key), depth + 1);
+      segments.remove(segments.size() - 1);
+      put(out, key, value);
     }
     return Collections.unmodifiableMap(out);
   }
 
   private String key(Value k, int depth) {
     Object key = copy(k, depth + 1);
-    return key instanceof String s ? s : bounded(String.valueOf(key == SKIP ? k.toString() : key));
+    if (key instanceof String s) {
+      return s;
+    }
+    String s = key == SKIP ? text(k) : String.valueOf(key);
+    checkText(s.length(), "a key");
+    chars += s.length();
+    return s;
   }
 
   private static void put(Map<String, Object> out, String key, Object value) {
@@ -220,10 +354,50 @@ public final class ValueCopier {
     }
   }
 
-  private String bounded(String s) {
-    if (s.length() > maxString) {
-      throw new ResultTooLargeException(what + " hold" + (plainDataOnly ? "" : "s") + " a string longer than " + maxString + " characters");
+  private ValueRejectedException tooMany() {
+    return reject(Reason.TOO_MANY_VALUES, "the " + what + " holds more than " + maxNodes + " values"
+        + cap("maxResultNodes"), "hold more than " + maxNodes + " values");
+  }
+
+  private String cap(String name) {
+    return plainDataOnly ? "" : " (" + name + ")";
+  }
+
+  /**
+   * A rejection at the current path. Results read {@code "$.a[2]: detail"}; arguments keep the tool
+   * gateway's wording, {@code "arguments hold more than 10000 values"}.
+   */
+  private ValueRejectedException reject(Reason reason, String detail, String argumentsWording) {
+    String path = path(segments, segments.size());
+    return new ValueRejectedException(reason, path, detail,
+        plainDataOnly ? what + " " + argumentsWording : path + ": " + detail);
+  }
+
+  /**
+   * The first {@code count} segments as a JSONPath: {@code $.rows[3].price}, {@code $['a key']}. Guest
+   * keys are sanitised and shortened; a long path keeps its first and last few segments.
+   */
+  static String path(List<Object> segments, int count) {
+    StringBuilder b = new StringBuilder("$");
+    for (int i = 0; i < count; i++) {
+      if (count > 2 * PATH_ENDS && i == PATH_ENDS) {
+        b.append("\u2026(").append(count - 2 * PATH_ENDS).append(" more)\u2026");
+        i = count - PATH_ENDS - 1;
+        continue;
+      }
+      Object s = segments.get(i);
+      if (s instanceof String key) {
+        if (IDENTIFIER.matcher(key).matches() && key.length() <= KEY_SHOWN) {
+          b.append('.').append(key);
+        } else {
+          b.append("['")
+              .append(TextSanitizer.oneLine(key.replace("\\", "\\\\").replace("'", "\\'"), KEY_SHOWN))
+              .append("']");
+        }
+      } else {
+        b.append('[').append(s).append(']');
+      }
     }
-    return s;
+    return b.toString();
   }
 }

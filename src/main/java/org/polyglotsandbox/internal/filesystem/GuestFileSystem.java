@@ -143,6 +143,18 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     }
   }
 
+  /**
+   * The in-memory path of an absolute, normalized guest path, for the output boundary to read declared
+   * output files after the guest finished. Not for anything guest code chose: it bypasses the mount
+   * rules.
+   */
+  public Path inMemory(String guestPath) {
+    if (!guestPath.startsWith("/") || guestPath.contains("/../") || guestPath.endsWith("/..")) {
+      throw new IllegalArgumentException("not a normalized absolute guest path: " + guestPath);
+    }
+    return memory.getPath(guestPath);
+  }
+
   /** Files and directories the file system holds now, mounted copies included. */
   public long files() {
     return entries.get();

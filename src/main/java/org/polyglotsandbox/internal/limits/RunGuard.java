@@ -29,6 +29,7 @@ public final class RunGuard implements EnforcementSink {
 
   private final Executor canceller;
   private final AtomicReference<Trip> trip = new AtomicReference<>();
+  private final AtomicReference<SandboxEvent.OutputRejected> rejection = new AtomicReference<>();
   private final List<SandboxEvent> events = new ArrayList<>();
   private final Set<String> seenDenials = new HashSet<>();
   private int droppedEvents;
@@ -87,6 +88,22 @@ public final class RunGuard implements EnforcementSink {
     return true;
   }
 
+  /**
+   * Records that the output boundary refused part of the run's output. The first refusal made while no
+   * limit had tripped is kept as {@link #rejection()}; every one is recorded as an event.
+   *
+   * @return whether this became the run's rejection
+   */
+  public boolean outputRejected(SandboxEvent.OutputRejected event) {
+    add(event);
+    return trip.get() == null && rejection.compareAndSet(null, event);
+  }
+
+  /** The first output rejection made before any limit tripped, or null. */
+  public SandboxEvent.OutputRejected rejection() {
+    return rejection.get();
+  }
+
   /** Cancels the guest without a limit (the host gave up on the run or the sandbox is closing). */
   public void cancel() {
     cancelled = true;
@@ -123,7 +140,8 @@ public final class RunGuard implements EnforcementSink {
   }
 
   private synchronized void add(SandboxEvent event) {
-    if (events.size() < MAX_EVENTS || event instanceof SandboxEvent.LimitExceeded) {
+    if (events.size() < MAX_EVENTS || event instanceof SandboxEvent.LimitExceeded
+        || event instanceof SandboxEvent.OutputRejected) {
       events.add(event);
     } else {
       droppedEvents++;

@@ -26,9 +26,10 @@ import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
 import org.polyglotsandbox.ToolException;
+import org.polyglotsandbox.internal.boundary.GuestProbe;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
-import org.polyglotsandbox.internal.boundary.ResultTooLargeException;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
+import org.polyglotsandbox.internal.boundary.ValueRejectedException;
 import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.limits.RunGuard;
 
@@ -148,6 +149,8 @@ public final class ToolGateway {
   private final HandlerThreads handlers;
   private final Map<String, Integer> calls = new HashMap<>();
   private int denials;
+  /** Asks the guest for string lengths before arguments are copied; made once, in {@link #install}. */
+  private GuestProbe probe;
 
   ToolGateway(Map<String, ToolBinding> tools, Language language, Limits limits, RunGuard guard,
       HandlerThreads handlers) {
@@ -160,6 +163,7 @@ public final class ToolGateway {
 
   /** Defines {@code tools} in a fresh context. */
   public void install(Context context) {
+    probe = GuestProbe.in(context, language);
     ProxyExecutable raw = this::call;
     if (language == Language.JAVASCRIPT) {
       Value parse = context.eval(Source.newBuilder("js", "JSON.parse", "sandbox-tools-json.js").internal(true)
@@ -209,7 +213,7 @@ public final class ToolGateway {
     byte[] json;
     try {
       Object copy = ValueCopier.forArguments(language, MAX_ARGUMENT_NODES, MAX_ARGUMENT_DEPTH,
-          tool.maxArgumentBytes()).copy(args[1]);
+          tool.maxArgumentBytes(), probe).copy(args[1]);
       if (!(copy instanceof Map<?, ?> map)) {
         record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
         return error("invalid_arguments", "tool '" + name + "': arguments must be an object");
@@ -217,7 +221,7 @@ public final class ToolGateway {
       @SuppressWarnings("unchecked")
       Map<String, Object> m = (Map<String, Object>) map;
       arguments = m;
-    } catch (NotPlainDataException | ResultTooLargeException e) {
+    } catch (NotPlainDataException | ValueRejectedException e) {
       record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
       return error("invalid_arguments", "tool '" + name + "': " + e.getMessage());
     }

@@ -85,6 +85,25 @@ public final class ToolSchema {
     return describe(schema.validate(instance));
   }
 
+  /** One way an instance breaks the schema: where (a JSONPath such as {@code $.rows[3].price}) and what. */
+  public record Violation(String path, String message) {}
+
+  /** What is wrong with {@code instance}, all of it, in the validator's order; empty if it is valid. */
+  public List<Violation> check(JsonNode instance) {
+    List<Violation> out = new ArrayList<>();
+    for (Error e : schema.validate(instance)) {
+      String where = where(e);
+      String message = e.getMessage();
+      if (message.startsWith(where + ": ")) {
+        message = message.substring(where.length() + 2);
+      } else if (message.startsWith(where + " ")) {
+        message = message.substring(where.length() + 1);
+      }
+      out.add(new Violation(where, message));
+    }
+    return out;
+  }
+
   /** Whether the schema's top level says {@code "type": "object"}. */
   public static boolean describesObject(ToolSchema s) {
     return s.node.isObject() && "object".equals(s.node.path("type").asText(null));
@@ -97,12 +116,16 @@ public final class ToolSchema {
         out.add("and " + (errors.size() - MAX_VIOLATIONS) + " more");
         break;
       }
-      String where = e.getInstanceLocation() == null || e.getInstanceLocation().toString().isEmpty()
-          ? "$" : e.getInstanceLocation().toString();
+      String where = where(e);
       String message = e.getMessage();
       out.add(message.startsWith(where) ? message : where + ": " + message);
     }
     return out;
+  }
+
+  private static String where(Error e) {
+    return e.getInstanceLocation() == null || e.getInstanceLocation().toString().isEmpty()
+        ? "$" : e.getInstanceLocation().toString();
   }
 
   private static String abbreviate(String s) {
