@@ -23,9 +23,12 @@ public final class ExecutionResult {
   private final String stderr;
   private final Usage usage;
   private final List<SandboxEvent> events;
+  private final String runId;
+  private final int droppedEvents;
 
   ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
-      Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events) {
+      Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events, String runId,
+      int droppedEvents) {
     this.outcome = outcome;
     this.limit = limit;
     this.value = value;
@@ -36,6 +39,16 @@ public final class ExecutionResult {
     this.stderr = stderr;
     this.usage = usage;
     this.events = List.copyOf(events);
+    this.runId = runId;
+    this.droppedEvents = droppedEvents;
+  }
+
+  /**
+   * The run's id, a random UUID: it names the run in {@link AuditEvent}s, in JDK Flight Recorder events
+   * and in {@code bin/sandbox}'s audit log.
+   */
+  public String runId() {
+    return runId;
   }
 
   /** How the run ended. */
@@ -95,9 +108,25 @@ public final class ExecutionResult {
     return usage;
   }
 
-  /** Denied operations and tripped limits, in order. */
+  /**
+   * Denied operations, tripped limits and tool calls, in order: at most 1,000, plus the limit that
+   * ended the run; see {@link #droppedEvents()}.
+   */
   public List<SandboxEvent> events() {
     return events;
+  }
+
+  /** {@link #events()} as audit events of this run. */
+  public List<AuditEvent> auditEvents() {
+    return events.stream().map(e -> new AuditEvent(runId, e)).toList();
+  }
+
+  /**
+   * Events the run produced beyond the 1,000 it keeps: counted, but in neither {@link #events()}, the
+   * audit listener nor JDK Flight Recorder.
+   */
+  public int droppedEvents() {
+    return droppedEvents;
   }
 
   /** The denied-operation events only. */

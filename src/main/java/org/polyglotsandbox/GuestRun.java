@@ -253,7 +253,7 @@ final class GuestRun {
     Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(),
         raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files());
     return new ExecutionResult(outcome, limit, value, error, stack, exitStatus, output.stdoutText(),
-        output.stderrText(), usage, guard.events());
+        output.stderrText(), usage, guard.events(), guard.runId(), guard.droppedEvents());
   }
 
   private static ErrorClassifier.Verdict internalError() {

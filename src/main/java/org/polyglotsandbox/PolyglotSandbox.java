@@ -13,7 +13,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.graalvm.polyglot.Engine;
+import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.boundary.InputEncoder;
 import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.LogOutputStream;
@@ -44,6 +46,9 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * <p>Guest code affects the world only through {@link Tool}s: registered with {@link Builder#tool} and
  * allowed by name in the policy ({@link Policy.Builder#allowTools}), they appear to the guest as
  * {@code tools.name(...)}; see {@link Tool} for what happens on each call.
+ *
+ * <p>Every denied attempt, tripped limit and tool call is an {@link AuditEvent}: in the result, to the
+ * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
  */
 public final class PolyglotSandbox implements AutoCloseable {
   private final Policy policy;
@@ -54,10 +59,12 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final List<Tool> tools;
   private final ToolRegistry toolRegistry;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
+  private final Auditor auditor;
   private volatile boolean closed;
 
-  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools) {
+  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools, Auditor auditor) {
     this.policy = policy;
+    this.auditor = auditor;
     this.tools = List.copyOf(tools);
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     tools.forEach(t -> bindings.put(t.name(), t.binding()));
@@ -131,9 +138,12 @@ public final class PolyglotSandbox implements AutoCloseable {
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> inputs.put(name, InputEncoder.toJson(name, value)));
     GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, monitor, script, inputs, toolRegistry);
+    run.guard().auditTo(auditor);
     active.add(run.guard());
     try {
-      return run.execute();
+      ExecutionResult result = run.execute();
+      run.guard().finishAudit(result.events().size());
+      return result;
     } finally {
       active.remove(run.guard());
     }
@@ -183,6 +193,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Policy policy;
     private double heapThreshold = 0.85;
     private final Map<String, Tool> tools = new LinkedHashMap<>();
+    private Consumer<? super AuditEvent> auditListener;
 
     private Builder() {}
 
@@ -215,6 +226,29 @@ public final class PolyglotSandbox implements AutoCloseable {
       if (tools.putIfAbsent(tool.name(), tool) != null) {
         throw new IllegalArgumentException("tool '" + tool.name() + "' is registered twice");
       }
+      return this;
+    }
+
+    /**
+     * Receives every {@link AuditEvent} of every run, as it happens: each denied attempt, tripped limit
+     * and tool call. Default: none (the events are still in each result and emitted to JDK Flight
+     * Recorder).
+     *
+     * <p>Threads: an event the guest causes (a denial, a tool call, the statement, output, file or
+     * result limit) is delivered on the run's own guest thread, before the guest continues, so a slow
+     * listener slows only that run (and counts against its wall time). An event detected elsewhere
+     * (the wall-time deadline, the CPU, memory and heap-pressure checks of the sandbox's watchdog) is
+     * delivered on the guest thread's next event, or else on the thread that called {@link #run} before
+     * it returns: the listener never runs on the shared watchdog. Events of one run arrive in order,
+     * each once, all of them before {@code run} returns, and exactly those in the result's
+     * {@link ExecutionResult#events()}. Runs on several threads call the listener concurrently, so it
+     * must be thread-safe. It must not call back into the sandbox.
+     *
+     * <p>A listener that throws (even an {@link Error}) does not affect the run: the failure is logged
+     * to the {@code org.polyglotsandbox} logger and the event is dropped for the listener.
+     */
+    public Builder auditListener(Consumer<? super AuditEvent> listener) {
+      this.auditListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
@@ -251,7 +285,7 @@ public final class PolyglotSandbox implements AutoCloseable {
         }
         allowed.add(tool);
       }
-      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed);
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed, new Auditor(auditListener));
       try {
         sandbox.warmUp();
       } catch (RuntimeException e) {
