@@ -239,7 +239,7 @@ public final class PolicyReport {
     out.add(denied(Operation.HOST_REFLECTION, "<values the guest holds>", reflection,
         "HostAccess.CONSTRAINED; the guest holds no host object, only function proxies that take and return strings"));
     if (python) {
-      out.add(allowed(Operation.HOST_INFO, "<process id, kernel release, CPU count, interpreter path>", List.of(),
+      out.add(allowed(Operation.HOST_INFO, "<pid, kernel, CPUs, paths>", List.of(),
           "Python only: os.getpid, os.uname, os.cpu_count and sys.prefix show the host's values"));
     }
     out.add(denied(Operation.NATIVE_ACCESS, "<any library>", PERMISSIONS_AND_CONSTRAINED,
@@ -331,7 +331,7 @@ public final class PolicyReport {
           + " allocated, or the largest allocator while the host heap is under pressure";
       case FILES -> "more than " + bytes(l.maxFileBytes()) + " or " + l.maxFiles() + " entries in the run's files";
       case OUTPUT -> "more than " + bytes(l.maxOutputBytes()) + " of output";
-      case STACK -> "recursion deeper than a " + bytes(l.stackSize()) + " run-thread stack allows";
+      case STACK -> "recursion deeper than the run thread's " + bytes(l.stackSize()) + " stack holds";
       case RESULT -> "a result of more than " + l.maxResultNodes() + " values, " + l.maxResultDepth()
           + " levels or " + l.maxResultStringLength() + "-character strings";
       case TOOL_CALLS -> "more calls to one tool than its per-run budget";

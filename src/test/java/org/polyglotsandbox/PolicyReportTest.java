@@ -118,7 +118,7 @@ class PolicyReportTest {
     assertThat(js.entries()).noneMatch(e -> e.target().equals(PolicyReport.PYTHON_HOME)
         || e.operation() == Operation.HOST_INFO);
     assertThat(entry(py, Operation.FILE_READ, PolicyReport.PYTHON_HOME).verdict()).isEqualTo(ALLOWED);
-    assertThat(entry(py, Operation.HOST_INFO, "<process id, kernel release, CPU count, interpreter path>").verdict())
+    assertThat(entry(py, Operation.HOST_INFO, "<pid, kernel, CPUs, paths>").verdict())
         .as("what is not hidden is reported as allowed").isEqualTo(ALLOWED);
   }
 

@@ -20,8 +20,8 @@ import org.polyglotsandbox.SandboxEvent;
 /**
  * The {@code --json} form of a result: one JSON object with {@code outcome}, {@code limit},
  * {@code value}, {@code error}, {@code stdout}, {@code stderr}, {@code usage}, {@code events},
- * {@code exitStatus} and {@code guestStackTrace}. The text has no raw control characters, so it is safe
- * on a terminal as well as to a parser.
+ * {@code exitStatus}, {@code guestStackTrace}, {@code runId} and {@code droppedEvents}. The text has no
+ * raw control characters, so it is safe on a terminal as well as to a parser.
  */
 final class ResultJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -70,6 +70,8 @@ final class ResultJson {
     }
     ArrayNode stack = o.putArray("guestStackTrace");
     r.guestStackTrace().forEach(stack::add);
+    o.put("runId", r.runId());
+    o.put("droppedEvents", r.droppedEvents());
     return o;
   }
 

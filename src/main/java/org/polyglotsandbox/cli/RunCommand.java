@@ -82,6 +82,11 @@ final class RunCommand implements Callable<Integer> {
       description = "Print exactly one JSON object on stdout instead of the report.")
   private boolean json;
 
+  @Option(names = "--audit-log", paramLabel = "FILE",
+      description = {"Append the run's audit events (denials, limits, tool calls) to FILE as JSON Lines,",
+          "as they happen, then one line for the run."})
+  private String auditLog;
+
   private final PrintStream out;
 
   RunCommand(PrintStream out) {
@@ -100,20 +105,35 @@ final class RunCommand implements Callable<Integer> {
     Script script = Script.of(lang, code).named(scriptName(path));
 
     ExecutionResult result;
-    try (PolyglotSandbox sandbox = start(policy, tools)) {
-      result = sandbox.run(script);
+    String auditFailure = null;
+    try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
+      try (PolyglotSandbox sandbox = start(policy, tools, log)) {
+        result = sandbox.run(script);
+      }
+      if (log != null) {
+        log.run(script, result);
+        log.close();
+        auditFailure = log.failure();
+      }
     }
     if (json) {
       out.println(ResultJson.toJson(result));
     } else {
       HumanReport.print(result, out);
     }
+    if (auditFailure != null) {
+      throw new StartException(auditFailure, null);
+    }
     return ExitStatus.of(result.outcome()).code();
   }
 
-  private static PolyglotSandbox start(Policy policy, List<Tool> tools) {
+  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log) {
     try {
-      return PolyglotSandbox.builder().policy(policy).tools(tools).build();
+      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools);
+      if (log != null) {
+        b.auditListener(log);
+      }
+      return b.build();
     } catch (IllegalStateException e) {
       // A mount deleted since it was checked, or a language that failed to start: no host stack needed.
       throw new StartException("the sandbox could not start: " + e.getMessage(), e);
