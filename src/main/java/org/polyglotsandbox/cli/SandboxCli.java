@@ -70,6 +70,7 @@ public final class SandboxCli implements Callable<Integer> {
     cli.addSubcommand("run", new RunCommand(out));
     cli.addSubcommand("policy", new CommandLine(new PolicyCommand())
         .addSubcommand("explain", new PolicyCommand.Explain(out)));
+    cli.addSubcommand("audit", new AuditCommand(out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> {
