@@ -240,9 +240,10 @@ public final class PolyglotSandbox implements AutoCloseable {
      * (the wall-time deadline, the CPU, memory and heap-pressure checks of the sandbox's watchdog) is
      * delivered on the guest thread's next event, or else on the thread that called {@link #run} before
      * it returns: the listener never runs on the shared watchdog. Events of one run arrive in order,
-     * each once, all of them before {@code run} returns, and exactly those in the result's
-     * {@link ExecutionResult#events()}. Runs on several threads call the listener concurrently, so it
-     * must be thread-safe. It must not call back into the sandbox.
+     * each once, all of them before {@code run} returns: those in the result's
+     * {@link ExecutionResult#events()} (a guest thread that ignores cancellation and is abandoned after
+     * its deadline may deliver a few more while it winds down). Runs on several threads call the
+     * listener concurrently, so it must be thread-safe. It must not call back into the sandbox.
      *
      * <p>A listener that throws (even an {@link Error}) does not affect the run: the failure is logged
      * to the {@code org.polyglotsandbox} logger and the event is dropped for the listener.
