@@ -83,10 +83,11 @@ final class PolicyCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       versionProvider = SandboxCli.Version.class,
       description = {
-          "Shows what a policy allows and denies, and which layers enforce each denial.",
-          "Prints the allowlist and the escape surface (every other operation guest code could attempt,",
-          "all denied). Without POLICY.json: the defaults, which an empty policy file ({}) and a run",
-          "without --policy get."},
+          "Shows what a policy allows and denies, and what enforces each denial.",
+          "Prints the allowlist and the escape surface (every other operation",
+          "guest code could attempt, all denied), with the layers that enforce",
+          "each denial. Without POLICY.json: the defaults, which an empty policy",
+          "file ({}) and a run without --policy get."},
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {" 0:printed", " 2:bad usage or bad policy file"},
       footer = "%nPolicy file syntax: docs/policy-file.md")
