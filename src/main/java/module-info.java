@@ -12,6 +12,7 @@ module org.polyglotsandbox {
   requires com.networknt.schema;
   requires java.management;
   requires jdk.management;
+  requires jdk.jfr;
 
   exports org.polyglotsandbox;
 

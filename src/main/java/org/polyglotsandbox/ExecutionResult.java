@@ -46,17 +46,13 @@ public final class ExecutionResult {
   private final OutputNotes notes;
   private final Map<String, OutputFile> outputFiles;
   private final List<String> missingOutputFiles;
-
-  ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
-      Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events) {
-    this(outcome, limit, value, errorMessage, guestStackTrace, exitStatus, stdout, stderr, usage, events, null,
-        OutputNotes.NONE, Map.of(), List.of());
-  }
+  private final String runId;
+  private final int droppedEvents;
 
   ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
       Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events,
       SandboxEvent.OutputRejected rejection, OutputNotes notes, Map<String, OutputFile> outputFiles,
-      List<String> missingOutputFiles) {
+      List<String> missingOutputFiles, String runId, int droppedEvents) {
     this.outcome = outcome;
     this.limit = limit;
     this.value = value;
@@ -71,6 +67,16 @@ public final class ExecutionResult {
     this.notes = Objects.requireNonNull(notes, "notes");
     this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(outputFiles));
     this.missingOutputFiles = List.copyOf(missingOutputFiles);
+    this.runId = runId;
+    this.droppedEvents = droppedEvents;
+  }
+
+  /**
+   * The run's id, a random UUID: it names the run in {@link AuditEvent}s, in JDK Flight Recorder events
+   * and in {@code bin/sandbox}'s audit log.
+   */
+  public String runId() {
+    return runId;
   }
 
   /** How the run ended. */
@@ -226,9 +232,25 @@ public final class ExecutionResult {
     return usage;
   }
 
-  /** Denied operations and tripped limits, in order. */
+  /**
+   * Denied operations, tripped limits and tool calls, in order: at most 1,000, plus the limit that
+   * ended the run; see {@link #droppedEvents()}.
+   */
   public List<SandboxEvent> events() {
     return events;
+  }
+
+  /** {@link #events()} as audit events of this run. */
+  public List<AuditEvent> auditEvents() {
+    return events.stream().map(e -> new AuditEvent(runId, e)).toList();
+  }
+
+  /**
+   * Events the run produced beyond the 1,000 it keeps: counted, but in neither {@link #events()}, the
+   * audit listener nor JDK Flight Recorder.
+   */
+  public int droppedEvents() {
+    return droppedEvents;
   }
 
   /** The denied-operation events only. */

@@ -186,6 +186,7 @@ final class GuestRun {
 
   /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
+    guard.runsOnThisThread();
     RunEnvironment env;
     if (prepared != null) {
       env = prepared;
@@ -351,7 +352,8 @@ final class GuestRun {
       missing = raw.outputs().missing();
     }
     return new ExecutionResult(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
-        usage, sanitizedEvents(guard.events()), rejection, notes, files, missing);
+        usage, sanitizedEvents(guard.events()), rejection, notes, files, missing, guard.runId(),
+        guard.droppedEvents());
   }
 
   private static String sanitized(String text, int[] counts) {

@@ -15,7 +15,12 @@ public enum Layer {
   /** The boundary that bounds output streams and copies results out as plain values. */
   OUTPUT_BOUNDARY("output-boundary"),
   /** The gateway through which guest code calls allowed {@link Tool}s: copies, validates, times and counts. */
-  TOOL_GATEWAY("tool-gateway");
+  TOOL_GATEWAY("tool-gateway"),
+  /**
+   * A fresh context and a fresh in-memory file system for every run, destroyed when it ends, so that
+   * nothing one run leaves behind reaches the next.
+   */
+  RUN_ISOLATION("run-isolation");
 
   private final String id;
 

@@ -89,6 +89,14 @@ public final class Policy {
     return tools.contains(name);
   }
 
+  /**
+   * What this policy allows and denies, operation by operation, with the layers that enforce each
+   * denial: its allowlist and its escape surface. Reads whether each mount's host path is a directory.
+   */
+  public PolicyReport report() {
+    return PolicyReport.of(this);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Policy p

@@ -12,12 +12,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.graalvm.polyglot.Engine;
+import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.boundary.InputEncoder;
 import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.LogOutputStream;
@@ -51,6 +54,9 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * <p>Guest code affects the world only through {@link Tool}s: registered with {@link Builder#tool} and
  * allowed by name in the policy ({@link Policy.Builder#allowTools}), they appear to the guest as
  * {@code tools.name(...)}; see {@link Tool} for what happens on each call.
+ *
+ * <p>Every denied attempt, tripped limit and tool call is an {@link AuditEvent}: in the result, to the
+ * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
  */
 public final class PolyglotSandbox implements AutoCloseable {
   private final Policy policy;
@@ -64,11 +70,14 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final Admission admission;
   private final RunThreads runThreads;
   private final int warmContexts;
+  private final Auditor auditor;
   private volatile WarmPool<Language, RunEnvironment> pool;
+  private volatile Thread watchdogThread;
   private volatile boolean closed;
 
   private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools, Builder b) {
     this.policy = policy;
+    this.auditor = new Auditor(b.auditListener);
     this.admission = new Admission(b.maxConcurrentRuns, b.maxWaitingRuns);
     this.warmContexts = b.warmContexts;
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
@@ -80,6 +89,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "polyglot-sandbox-watchdog");
       t.setDaemon(true);
+      watchdogThread = t;
       return t;
     });
     w.setRemoveOnCancelPolicy(true);
@@ -157,7 +167,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       GuestRun run = newRun(script, inputs);
       active.add(run.guard());
       try {
-        return run.execute();
+        ExecutionResult result = run.execute();
+        run.guard().finishAudit(result.events().size());
+        return result;
       } finally {
         active.remove(run.guard());
       }
@@ -205,9 +217,17 @@ public final class PolyglotSandbox implements AutoCloseable {
           }
         });
         run.start().whenComplete((r, e) -> {
-          active.remove(run.guard());
-          admission.release();
-          out.complete(r);
+          // Audit listeners never run on the shared watchdog thread (it completes abandoned runs).
+          Executor finisher = Thread.currentThread() == watchdogThread ? runThreads : Runnable::run;
+          finisher.execute(() -> {
+            try {
+              run.guard().finishAudit(r.events().size());
+            } finally {
+              active.remove(run.guard());
+              admission.release();
+              out.complete(r);
+            }
+          });
         });
       } catch (RuntimeException | Error e) {
         admission.release();
@@ -259,7 +279,10 @@ public final class PolyglotSandbox implements AutoCloseable {
   private GuestRun newRun(Script script, Map<String, String> inputs) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    return new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, script, inputs, toolRegistry, prepared);
+    GuestRun run =
+        new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, script, inputs, toolRegistry, prepared);
+    run.guard().auditTo(auditor);
+    return run;
   }
 
   /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
@@ -355,6 +378,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private int maxConcurrentRuns = 4 * Runtime.getRuntime().availableProcessors();
     private int maxWaitingRuns = 64;
     private Duration warmUp = Duration.ZERO;
+    private Consumer<? super AuditEvent> auditListener;
 
     private Builder() {}
 
@@ -453,6 +477,30 @@ public final class PolyglotSandbox implements AutoCloseable {
       if (tools.putIfAbsent(tool.name(), tool) != null) {
         throw new IllegalArgumentException("tool '" + tool.name() + "' is registered twice");
       }
+      return this;
+    }
+
+    /**
+     * Receives every {@link AuditEvent} of every run, as it happens: each denied attempt, tripped limit
+     * and tool call. Default: none (the events are still in each result and emitted to JDK Flight
+     * Recorder).
+     *
+     * <p>Threads: an event the guest causes (a denial, a tool call, the statement, output, file or
+     * result limit) is delivered on the run's own guest thread, before the guest continues, so a slow
+     * listener slows only that run (and counts against its wall time). An event detected elsewhere
+     * (the wall-time deadline, the CPU, memory and heap-pressure checks of the sandbox's watchdog) is
+     * delivered on the guest thread's next event, or else on the thread that called {@link #run} before
+     * it returns: the listener never runs on the shared watchdog. Events of one run arrive in order,
+     * each once, all of them before {@code run} returns: those in the result's
+     * {@link ExecutionResult#events()} (a guest thread that ignores cancellation and is abandoned after
+     * its deadline may deliver a few more while it winds down). Runs on several threads call the
+     * listener concurrently, so it must be thread-safe. It must not call back into the sandbox.
+     *
+     * <p>A listener that throws (even an {@link Error}) does not affect the run: the failure is logged
+     * to the {@code org.polyglotsandbox} logger and the event is dropped for the listener.
+     */
+    public Builder auditListener(Consumer<? super AuditEvent> listener) {
+      this.auditListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

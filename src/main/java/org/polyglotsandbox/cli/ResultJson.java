@@ -26,9 +26,9 @@ import org.polyglotsandbox.SandboxEvent;
  * {@code value}, {@code error}, {@code stdout}, {@code stderr}, {@code usage}, {@code events},
  * {@code exitStatus}, {@code guestStackTrace}, {@code rejection} ({@code {reason, path, detail}} or
  * null), {@code outputNotes} (one object per changed text, such as {@code {"stdout": {"bytesDropped":
- * 0, "escapeSequencesRemoved": 2, ...}}}), {@code outputFiles} ({@code [{path, bytes, writtenTo}]})
- * and {@code missingOutputFiles}. The text has no raw control characters, so it is safe on a terminal
- * as well as to a parser.
+ * 0, "escapeSequencesRemoved": 2, ...}}}), {@code outputFiles} ({@code [{path, bytes, writtenTo}]}),
+ * {@code missingOutputFiles}, {@code runId} and {@code droppedEvents}. The text has no raw control
+ * characters, so it is safe on a terminal as well as to a parser.
  */
 final class ResultJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -110,6 +110,8 @@ final class ResultJson {
     }
     ArrayNode missing = o.putArray("missingOutputFiles");
     r.missingOutputFiles().forEach(missing::add);
+    o.put("runId", r.runId());
+    o.put("droppedEvents", r.droppedEvents());
     return o;
   }
 

@@ -101,6 +101,11 @@ final class RunCommand implements Callable<Integer> {
   /** Result schema files larger than this are refused unread. */
   static final long MAX_SCHEMA_BYTES = 1L << 20;
 
+  @Option(names = "--audit-log", paramLabel = "FILE",
+      description = {"Append the run's audit events (denials, limits, tool calls) to FILE as JSON Lines,",
+          "as they happen, then one line for the run."})
+  private String auditLog;
+
   private final PrintStream out;
 
   RunCommand(PrintStream out) {
@@ -120,8 +125,16 @@ final class RunCommand implements Callable<Integer> {
     Path dir = outputDirectory(script);
 
     ExecutionResult result;
-    try (PolyglotSandbox sandbox = start(policy, tools)) {
-      result = sandbox.run(script);
+    String auditFailure = null;
+    try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
+      try (PolyglotSandbox sandbox = start(policy, tools, log)) {
+        result = sandbox.run(script);
+      }
+      if (log != null) {
+        log.run(script, result);
+        log.close();
+        auditFailure = log.failure();
+      }
     }
     List<Path> written = List.of();
     if (dir != null) {
@@ -137,6 +150,9 @@ final class RunCommand implements Callable<Integer> {
       out.println(ResultJson.toJson(result, written));
     } else {
       HumanReport.print(result, written, out);
+    }
+    if (auditFailure != null) {
+      throw new StartException(auditFailure, null);
     }
     return ExitStatus.of(result.outcome()).code();
   }
@@ -203,9 +219,13 @@ final class RunCommand implements Callable<Integer> {
     return dir;
   }
 
-  private static PolyglotSandbox start(Policy policy, List<Tool> tools) {
+  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log) {
     try {
-      return PolyglotSandbox.builder().policy(policy).tools(tools).build();
+      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools);
+      if (log != null) {
+        b.auditListener(log);
+      }
+      return b.build();
     } catch (IllegalStateException e) {
       // A mount deleted since it was checked, or a language that failed to start: no host stack needed.
       throw new StartException("the sandbox could not start: " + e.getMessage(), e);

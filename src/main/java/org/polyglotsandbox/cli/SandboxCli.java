@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code sandbox} command line: {@code sandbox run FILE [options]}. {@code bin/sandbox} builds the
+ * The {@code sandbox} command line: {@code sandbox run FILE [options]}, {@code sandbox policy explain
+ * [POLICY.json]} and {@code sandbox audit [POLICY.json]}. {@code bin/sandbox} builds the
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
@@ -67,6 +68,9 @@ public final class SandboxCli implements Callable<Integer> {
   public static int execute(String[] args, PrintStream out, PrintStream err) {
     CommandLine cli = new CommandLine(new SandboxCli());
     cli.addSubcommand("run", new RunCommand(out));
+    cli.addSubcommand("policy", new CommandLine(new PolicyCommand())
+        .addSubcommand("explain", new PolicyCommand.Explain(out)));
+    cli.addSubcommand("audit", new AuditCommand(out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> {

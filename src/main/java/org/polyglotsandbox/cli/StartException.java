@@ -1,6 +1,9 @@
 package org.polyglotsandbox.cli;
 
-/** The sandbox could not be built for a reason the message explains; exit status 5, no stack trace. */
+/**
+ * The sandbox could not start, or could not keep its audit log, for a reason the message explains;
+ * exit status 5, no stack trace.
+ */
 final class StartException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -5,14 +5,18 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import org.graalvm.polyglot.Context;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.internal.EnforcementSink;
+import org.polyglotsandbox.internal.audit.Auditor;
 
 /**
  * One run's enforcement state: the events so far, the first limit that tripped, and the means to
@@ -20,13 +24,22 @@ import org.polyglotsandbox.internal.EnforcementSink;
  *
  * <p>The first tripped limit wins and decides the outcome, whatever exception the engine raises
  * afterwards (GraalPy, for one, surfaces a statement limit as an internal error).
+ *
+ * <p>Audit: once {@linkplain #auditTo audited}, every kept event goes to the {@link Auditor} exactly
+ * once and in order. Events the guest thread causes are delivered on it at once; events recorded on
+ * other threads (the watchdog's deadline, CPU and memory checks, the caller giving up) wait for the
+ * guest thread's next event or for {@link #finishAudit}, so the embedder's listener never runs on the
+ * shared watchdog thread, where a slow listener would delay every other run's limits.
  */
 public final class RunGuard implements EnforcementSink {
   /** What tripped first. */
   public record Trip(Limit limit, String detail) {}
 
   private static final int MAX_EVENTS = 1000;
+  /** How long {@link #finishAudit} waits for a guest thread still inside the listener. */
+  private static final long FINISH_WAIT_SECONDS = 5;
 
+  private final String runId = UUID.randomUUID().toString();
   private final Executor canceller;
   private final AtomicReference<Trip> trip = new AtomicReference<>();
   private final AtomicReference<SandboxEvent.OutputRejected> rejection = new AtomicReference<>();
@@ -35,10 +48,35 @@ public final class RunGuard implements EnforcementSink {
   private int droppedEvents;
   private volatile Context context;
   private volatile boolean cancelled;
+  private volatile Auditor auditor;
+  private volatile Thread guestThread;
+  /** Held while delivering; guards {@link #delivered} and {@link #auditFinished}. */
+  private final ReentrantLock delivery = new ReentrantLock();
+  private int delivered;
+  private boolean auditFinished;
 
   /** @param canceller runs {@code close(true)} off the guest thread */
   public RunGuard(Executor canceller) {
     this.canceller = canceller;
+  }
+
+  /** This run's id: a random UUID, unique across sandboxes and JVMs. */
+  public String runId() {
+    return runId;
+  }
+
+  /** Sends this run's events to {@code auditor} from now on. Call before the run starts. */
+  public void auditTo(Auditor auditor) {
+    this.auditor = auditor;
+  }
+
+  /**
+   * Marks the calling thread as the run's guest thread, which from then on delivers the audit events it
+   * causes. Called when the run starts on its thread (the context may have been made earlier, elsewhere,
+   * by the warm pool).
+   */
+  public void runsOnThisThread() {
+    this.guestThread = Thread.currentThread();
   }
 
   /** Sets the context to cancel; if a limit already tripped, cancels it at once. */
@@ -50,16 +88,19 @@ public final class RunGuard implements EnforcementSink {
   }
 
   @Override
-  public synchronized void denied(Operation operation, String target, Layer layer) {
-    if (events.size() >= MAX_EVENTS) {
-      // The log is full: count the attempt, and keep no per-target state a guest could grow at will.
-      droppedEvents++;
-      return;
+  public void denied(Operation operation, String target, Layer layer) {
+    synchronized (this) {
+      if (events.size() >= MAX_EVENTS) {
+        // The log is full: count the attempt, and keep no per-target state a guest could grow at will.
+        droppedEvents++;
+        return;
+      }
+      // Interpreters retry the same lookup several times; one event per distinct attempt is enough.
+      if (!seenDenials.add(operation.id() + "\0" + target + "\0" + layer.id())) {
+        return;
+      }
     }
-    // Interpreters retry the same lookup several times; one event per distinct attempt is enough.
-    if (seenDenials.add(operation.id() + "\0" + target + "\0" + layer.id())) {
-      add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer));
-    }
+    add(new SandboxEvent.DeniedOperation(Instant.now(), operation, target, layer)); // outside the lock: it audits
   }
 
   @Override
@@ -139,12 +180,68 @@ public final class RunGuard implements EnforcementSink {
     return droppedEvents;
   }
 
-  private synchronized void add(SandboxEvent event) {
-    if (events.size() < MAX_EVENTS || event instanceof SandboxEvent.LimitExceeded
-        || event instanceof SandboxEvent.OutputRejected) {
-      events.add(event);
-    } else {
-      droppedEvents++;
+  private void add(SandboxEvent event) {
+    synchronized (this) {
+      if (events.size() < MAX_EVENTS || event instanceof SandboxEvent.LimitExceeded
+          || event instanceof SandboxEvent.OutputRejected) {
+        events.add(event);
+      } else {
+        droppedEvents++;
+        return;
+      }
+    }
+    if (auditor != null && Thread.currentThread() == guestThread && delivery.tryLock()) {
+      // If another thread holds the lock, it is delivering and will take this event along.
+      try {
+        deliver(Integer.MAX_VALUE);
+      } finally {
+        delivery.unlock();
+      }
+    }
+  }
+
+  /**
+   * Delivers the first {@code eventsInResult} events not delivered yet, then stops auditing: later
+   * events (of a guest thread that outlived its run) are in no result and go nowhere. Called once,
+   * after the result is built. Waits at most a few seconds for a guest thread still inside the
+   * listener, then gives up on the rest.
+   */
+  public void finishAudit(int eventsInResult) {
+    if (auditor == null) {
+      return;
+    }
+    boolean locked;
+    try {
+      locked = delivery.tryLock(FINISH_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      locked = false;
+    }
+    if (!locked) {
+      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+          "run " + runId + ": the audit listener did not return; the run's remaining audit events are dropped");
+      return;
+    }
+    try {
+      deliver(eventsInResult);
+      auditFinished = true;
+    } finally {
+      delivery.unlock();
+    }
+  }
+
+  /** Delivers events in order up to index {@code upTo}; the caller holds {@link #delivery}. */
+  private void deliver(int upTo) {
+    Auditor a = auditor;
+    while (!auditFinished) {
+      SandboxEvent next;
+      synchronized (this) {
+        if (delivered >= Math.min(upTo, events.size())) {
+          return;
+        }
+        next = events.get(delivered++);
+      }
+      a.deliver(runId, next);
     }
   }
 }

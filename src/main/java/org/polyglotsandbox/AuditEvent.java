@@ -1,0 +1,101 @@
+package org.polyglotsandbox;
+
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One entry of the audit log: a {@link SandboxEvent} of a run, seen as who did what to which target,
+ * what the sandbox decided, and which layer decided it.
+ *
+ * <p>Every denied attempt, tripped limit and tool call of a run becomes one: in
+ * {@link ExecutionResult#auditEvents()}, through {@link PolyglotSandbox.Builder#auditListener} as it
+ * happens, and as a JDK Flight Recorder event named {@value #JFR_EVENT_NAME}. The same events, and only
+ * those, reach all three: a run keeps at most 1,000 events (plus the limit that ended it); attempts
+ * beyond that are counted in {@link ExecutionResult#droppedEvents()} and logged nowhere. Repeats of the
+ * same denied attempt (same operation, target and layer) in one run are recorded once.
+ *
+ * @param runId the run's {@link ExecutionResult#runId()}
+ * @param event what happened
+ */
+public record AuditEvent(String runId, SandboxEvent event) {
+  /** The name of the JDK Flight Recorder event emitted for each audit event. */
+  public static final String JFR_EVENT_NAME = "org.polyglotsandbox.Audit";
+
+  /** What the sandbox decided. */
+  public enum Verdict {
+    /** An operation the policy allows went through its layer: a tool call, whatever its own result. */
+    ALLOWED,
+    /** An operation the policy does not allow was refused. */
+    DENIED,
+    /** A limit ended the run. */
+    STOPPED;
+
+    /** A stable name for logs and JSON: {@code allowed}, {@code denied} or {@code stopped}. */
+    public String id() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public AuditEvent {
+    Objects.requireNonNull(runId, "runId");
+    Objects.requireNonNull(event, "event");
+  }
+
+  /** When it happened. */
+  public Instant time() {
+    return event.time();
+  }
+
+  /**
+   * The operation: the denied one; {@link Operation#LIMIT_EXCEED} for a limit; {@link Operation#TOOL_CALL}
+   * for a tool call.
+   */
+  public Operation operation() {
+    return switch (event) {
+      case SandboxEvent.DeniedOperation d -> d.operation();
+      case SandboxEvent.LimitExceeded l -> Operation.LIMIT_EXCEED;
+      case SandboxEvent.ToolCall t -> Operation.TOOL_CALL;
+      case SandboxEvent.OutputRejected o -> Operation.OUTPUT_WRITE;
+    };
+  }
+
+  /** What it was aimed at, in guest terms: a guest path, a tool name, a {@link Limit#id()}. Untrusted text. */
+  public String target() {
+    return switch (event) {
+      case SandboxEvent.DeniedOperation d -> d.target();
+      case SandboxEvent.LimitExceeded l -> l.limit().id();
+      case SandboxEvent.ToolCall t -> t.tool();
+      case SandboxEvent.OutputRejected o -> o.path();
+    };
+  }
+
+  /** What the sandbox decided. */
+  public Verdict verdict() {
+    return switch (event) {
+      case SandboxEvent.DeniedOperation d -> Verdict.DENIED;
+      case SandboxEvent.LimitExceeded l -> Verdict.STOPPED;
+      case SandboxEvent.ToolCall t -> Verdict.ALLOWED;
+      case SandboxEvent.OutputRejected o -> Verdict.DENIED;
+    };
+  }
+
+  /** The layer that decided. */
+  public Layer layer() {
+    return event.layer();
+  }
+
+  /**
+   * More about it, for people: a limit's detail, or a tool call's own verdict, duration and argument
+   * size (such as {@code "ok in 3 ms, 17 argument bytes"}); empty for a denial.
+   */
+  public String detail() {
+    return switch (event) {
+      case SandboxEvent.DeniedOperation d -> "";
+      case SandboxEvent.LimitExceeded l -> l.detail();
+      case SandboxEvent.ToolCall t -> t.verdict().name().toLowerCase(Locale.ROOT) + " in "
+          + t.duration().toMillis() + " ms, " + t.argumentBytes() + " argument bytes";
+      case SandboxEvent.OutputRejected o -> o.reason().name().toLowerCase(Locale.ROOT) + ": " + o.detail();
+    };
+  }
+}

@@ -1,0 +1,62 @@
+package org.polyglotsandbox.internal.audit;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+import jdk.jfr.Timestamp;
+import org.polyglotsandbox.AuditEvent;
+
+/**
+ * The JDK Flight Recorder form of an {@link AuditEvent}, so that standard JVM tooling ({@code jcmd
+ * JFR.start}, {@code -XX:StartFlightRecording}, JDK Mission Control) can record what sandboxes refused.
+ * Recorded only while a recording enables it; otherwise emitting it costs a flag check.
+ */
+@Name(AuditEvent.JFR_EVENT_NAME)
+@Label("Sandbox Audit")
+@Category({"Polyglot Sandbox"})
+@Description("A denied operation, a tripped limit or a tool call of a sandboxed guest run")
+@StackTrace(false) // the host frames of the enforcing layer say nothing about the guest
+public final class AuditJfrEvent extends Event {
+  @Label("Run ID")
+  String runId;
+
+  @Label("Operation")
+  String operation;
+
+  @Label("Target")
+  @Description("What the guest aimed at, in guest terms (untrusted text)")
+  String target;
+
+  @Label("Verdict")
+  String verdict;
+
+  @Label("Layer")
+  String layer;
+
+  @Label("Detail")
+  String detail;
+
+  @Label("Event Time")
+  @Description("When the sandbox recorded it")
+  @Timestamp(Timestamp.MILLISECONDS_SINCE_EPOCH)
+  long eventTime;
+
+  /** Commits the event if a recording has it enabled. */
+  static void emit(AuditEvent e) {
+    AuditJfrEvent jfr = new AuditJfrEvent();
+    if (!jfr.isEnabled()) {
+      return;
+    }
+    jfr.runId = e.runId();
+    jfr.operation = e.operation().id();
+    jfr.target = e.target();
+    jfr.verdict = e.verdict().id();
+    jfr.layer = e.layer().id();
+    jfr.detail = e.detail();
+    jfr.eventTime = e.time().toEpochMilli();
+    jfr.commit();
+  }
+}

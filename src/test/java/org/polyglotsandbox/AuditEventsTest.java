@@ -1,0 +1,201 @@
+package org.polyglotsandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The audit log: every denied attempt, tripped limit and tool call of a run is an {@link AuditEvent}
+ * with the run's id, in the result, to the listener (on the documented threads, never disturbing the
+ * run) and in JDK Flight Recorder, and a guest cannot flood any of them past the per-run cap.
+ */
+class AuditEventsTest {
+  private record Seen(AuditEvent event, String thread) {}
+
+  private static final List<Seen> seen = new CopyOnWriteArrayList<>();
+  /** What the listener does besides recording; tests swap in a failing one. */
+  private static volatile Consumer<AuditEvent> also = e -> {};
+  private static PolyglotSandbox sandbox;
+
+  @BeforeAll
+  static void build() {
+    Policy policy = Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
+        // Generous: a Python run with tools takes seconds on a busy machine, and no test here times anything.
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(2)).build())
+        .allowTools("echo")
+        .build();
+    sandbox = PolyglotSandbox.builder().policy(policy)
+        .tool(Tool.builder("echo").parameters("{\"type\": \"object\"}").handler(args -> args).build())
+        .auditListener(e -> {
+          seen.add(new Seen(e, Thread.currentThread().getName()));
+          also.accept(e);
+        })
+        .build();
+  }
+
+  @AfterAll
+  static void close() {
+    sandbox.close();
+  }
+
+  @BeforeEach
+  void reset() {
+    seen.clear();
+    also = e -> {};
+  }
+
+  private static List<AuditEvent> seenEvents() {
+    return seen.stream().map(Seen::event).toList();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void deniedAttemptsAndToolCalls_areAuditEventsOfTheRun(Language language) {
+    ExecutionResult r = sandbox.run(language, GuestCode.of(language,
+        GuestCode.jsAttempts("readText('/etc/passwd')", "tools.echo({a: 1})", "tools['kv.put']({})"),
+        GuestCode.pythonAttempts("Exception", "open('/etc/passwd')", "tools.echo(a=1)", "getattr(tools, 'kv.put')()")));
+
+    assertThatRun(r).isOk();
+    assertThat(UUID.fromString(r.runId()).toString()).isEqualTo(r.runId());
+    List<AuditEvent> audit = r.auditEvents();
+    assertThat(audit).extracting(AuditEvent::runId).containsOnly(r.runId());
+    assertThat(audit).extracting(e -> e.operation().id() + " " + e.target() + " " + e.verdict().id() + " " + e.layer().id())
+        .contains("file.read /etc/passwd denied virtual-file-system",
+            "tool.call echo allowed tool-gateway",
+            "tool.call kv.put denied tool-gateway");
+    assertThat(audit).filteredOn(e -> e.operation() == Operation.TOOL_CALL && e.verdict() == AuditEvent.Verdict.ALLOWED)
+        .singleElement().satisfies(e -> assertThat(e.detail()).startsWith("ok in ").endsWith(" argument bytes"));
+    assertThat(audit).allSatisfy(e -> assertThat(e.time()).isNotNull());
+
+    assertThat(seenEvents()).as("the listener saw exactly the result's events, in order").isEqualTo(audit);
+    assertThat(seen).as("events the guest causes are delivered on its own thread")
+        .allSatisfy(s -> assertThat(s.thread()).startsWith("polyglot-sandbox-run-"));
+  }
+
+  @Test
+  void eachRun_hasItsOwnId() {
+    ExecutionResult a = sandbox.run(Language.JAVASCRIPT, "1");
+    ExecutionResult b = sandbox.run(Language.JAVASCRIPT, "1");
+    assertThat(a.runId()).isNotEqualTo(b.runId());
+  }
+
+  @Test
+  void aLimitTheWatchdogDetects_isDeliveredOnTheCallingThreadBeforeRunReturns() {
+    Policy tight = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofMillis(300)).maxStatements(Long.MAX_VALUE).build()).build();
+    List<Seen> events = new CopyOnWriteArrayList<>();
+    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(tight)
+        .auditListener(e -> events.add(new Seen(e, Thread.currentThread().getName()))).build()) {
+      ExecutionResult r = s.run(Language.JAVASCRIPT, "while (true) {}");
+
+      assertThatRun(r).wasStoppedBy(Limit.WALL_TIME);
+      assertThat(events).singleElement().satisfies(seenEvent -> {
+        assertThat(seenEvent.event()).isEqualTo(r.auditEvents().get(0));
+        assertThat(seenEvent.event().operation()).isEqualTo(Operation.LIMIT_EXCEED);
+        assertThat(seenEvent.event().target()).isEqualTo("wall_time");
+        assertThat(seenEvent.event().verdict()).isEqualTo(AuditEvent.Verdict.STOPPED);
+        assertThat(seenEvent.event().layer()).isEqualTo(Layer.WATCHDOG);
+        assertThat(seenEvent.thread()).as("never the shared watchdog thread")
+            .isEqualTo(Thread.currentThread().getName());
+      });
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void aThrowingListener_doesNotDisturbTheRun(Language language) {
+    also = e -> {
+      throw new IllegalStateException("listener broke");
+    };
+    ExecutionResult r = sandbox.run(language, GuestCode.of(language,
+        "let out = []; try { readText('/etc/passwd'); } catch (e) { out.push('denied'); } out.push(tools.echo({a: 2}).a); out",
+        "out = []\ntry:\n    open('/etc/passwd')\nexcept OSError:\n    out.append('denied')\nout.append(tools.echo(a=2)['a'])\nout"));
+    assertThatRun(r).hasValue(List.of("denied", 2L));
+    assertThat(seen).hasSizeGreaterThanOrEqualTo(2);
+
+    also = e -> {
+      throw new OutOfMemoryError("listener ran out");
+    };
+    assertThatRun(sandbox.run(language, GuestCode.of(language, "tools.echo({a: 3}).a", "tools.echo(a=3)['a']")))
+        .hasValue(3L);
+  }
+
+  @Test
+  void aFloodOfDenials_isCappedAndCounted_forTheResultTheListenerAndJfr(@TempDir Path dir) throws Exception {
+    ExecutionResult r;
+    List<RecordedEvent> recorded;
+    try (Recording recording = new Recording()) {
+      recording.enable(AuditEvent.JFR_EVENT_NAME);
+      recording.start();
+      r = sandbox.run(Language.JAVASCRIPT,
+          "let n = 0; for (let i = 0; i < 1500; i++) { try { readText('/flood/' + i); } catch (e) { n++; } } n");
+      recording.stop();
+      Path file = dir.resolve("audit.jfr");
+      recording.dump(file);
+      recorded = RecordingFile.readAllEvents(file).stream()
+          .filter(e -> e.getEventType().getName().equals(AuditEvent.JFR_EVENT_NAME))
+          .filter(e -> r.runId().equals(e.getString("runId")))
+          .toList();
+    }
+
+    assertThatRun(r).hasValue(1500L);
+    assertThat(r.events()).hasSize(1000);
+    assertThat(r.droppedEvents()).isEqualTo(500);
+    assertThat(seenEvents()).isEqualTo(r.auditEvents());
+    assertThat(recorded).hasSize(1000);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void eachAuditEvent_isAFlightRecorderEvent(Language language, @TempDir Path dir) throws Exception {
+    ExecutionResult r;
+    List<RecordedEvent> recorded = new ArrayList<>();
+    try (Recording recording = new Recording()) {
+      recording.enable(AuditEvent.JFR_EVENT_NAME);
+      recording.start();
+      r = sandbox.run(language, GuestCode.of(language,
+          GuestCode.jsAttempts("readText('/etc/shadow')", "tools.echo({})"),
+          GuestCode.pythonAttempts("Exception", "open('/etc/shadow')", "tools.echo()")));
+      recording.stop();
+      Path file = dir.resolve("audit.jfr");
+      recording.dump(file);
+      for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+        if (e.getEventType().getName().equals(AuditEvent.JFR_EVENT_NAME) && r.runId().equals(e.getString("runId"))) {
+          recorded.add(e);
+        }
+      }
+    }
+
+    assertThat(recorded).hasSameSizeAs(r.events());
+    assertThat(recorded).anySatisfy(e -> {
+      assertThat(e.getString("operation")).isEqualTo("file.read");
+      assertThat(e.getString("target")).isEqualTo("/etc/shadow");
+      assertThat(e.getString("verdict")).isEqualTo("denied");
+      assertThat(e.getString("layer")).isEqualTo("virtual-file-system");
+      assertThat(e.getLong("eventTime")).isPositive();
+    });
+    assertThat(recorded).anySatisfy(e -> {
+      assertThat(e.getString("operation")).isEqualTo("tool.call");
+      assertThat(e.getString("target")).isEqualTo("echo");
+      assertThat(e.getString("verdict")).isEqualTo("allowed");
+    });
+    assertThat(recorded.get(0).getStackTrace()).as("no host stack traces").isNull();
+  }
+}
