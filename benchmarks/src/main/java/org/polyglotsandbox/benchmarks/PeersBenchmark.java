@@ -1,0 +1,81 @@
+package org.polyglotsandbox.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.polyglotsandbox.Language;
+
+/**
+ * Latency of one JavaScript task in a brand-new environment, per {@link Peer design}, {@link PeerTask
+ * task} and {@link PeerTask.SourceMode source}: the same text every time, or a text never seen before.
+ * {@code SampleTime} records every invocation (JMH samples the fastest ones), so the report gives the
+ * median ({@code p0.50}) and {@code p0.99} next to the mean. Every invocation checks the answer and
+ * fails the trial on a wrong one.
+ *
+ * <p>Run from the repository root, with the JSON that {@code benchmarks/plot} draws (the pattern is a
+ * regular expression; a bare {@code PeersBenchmark} would also match {@link PythonPeersBenchmark}):
+ *
+ * <pre>{@code
+ * benchmarks/run 'benchmarks\.PeersBenchmark' -rf json -rff benchmarks/target/peers.json
+ * benchmarks/plot benchmarks/target/peers.json benchmarks/target/peers.png
+ * }</pre>
+ *
+ * <p>30 trials of 10 x 1 s warm-up and 5 x 2 s measurement, about 15 minutes on 2 cores. The warm-up is
+ * one-second iterations so that the log shows when each design stops improving; on 2 cores, where the
+ * Truffle and HotSpot compiler threads share the machine with the benchmark, the GraalVM designs were
+ * still getting faster after 5 s in trial runs (see RESULTS.md). Add {@code SANDBOX_POOLED} to
+ * {@code -p design=...} once {@link Peer#SANDBOX_POOLED} is filled in.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 10, time = 1, timeUnit = TimeUnit.SECONDS)
+@Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
+@Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; GraalVM designs check them in the fork
+@State(Scope.Benchmark)
+public class PeersBenchmark {
+  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "NASHORN", "RHINO", "SANDBOX"})
+  public Peer design;
+
+  @Param
+  public PeerTask task;
+
+  @Param
+  public PeerTask.SourceMode source;
+
+  private Peer.Runner runner;
+  private String code;
+  private long invocation;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    code = task.code(Language.JAVASCRIPT);
+    runner = design.open(Language.JAVASCRIPT);
+    Object first = Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, 0)), task.expected);
+    System.out.println("# " + design + " task " + task + " " + source + " = " + first + " (checked)");
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    if (runner != null) {
+      runner.close();
+    }
+  }
+
+  /** One task in a fresh environment, its answer checked. */
+  @Benchmark
+  public Object run() {
+    return Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, ++invocation)),
+        task.expected);
+  }
+}
