@@ -39,14 +39,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * benchmarks/run FreshContextCompileBenchmark -rf json -rff benchmarks/target/fresh-context.json
  * }</pre>
  *
- * <p>22 trials of 10 x 1 s warm-up and 5 x 2 s measurement, about 11 minutes. The findings are in
+ * <p>24 trials of 10 x 1 s warm-up and 5 x 2 s measurement, about 12 minutes. The findings are in
  * RESULTS.md, section "Why task C is slow in a fresh context".
  *
- * <p>{@link #main} prints what the Truffle compiler compiles over many fresh contexts (it needs a
- * TRUSTED engine, since {@code engine.TraceCompilation} is refused under CONSTRAINED):
+ * <p>{@link #main} prints what the Truffle compiler compiles over many fresh contexts, or runs all
+ * variants round-robin in one JVM (fairer than separate forks on a shared machine):
  *
  * <pre>{@code
- * BENCH_MAIN=org.polyglotsandbox.benchmarks.FreshContextCompileBenchmark benchmarks/run
+ * BENCH_MAIN=org.polyglotsandbox.benchmarks.FreshContextCompileBenchmark benchmarks/run trace
+ * BENCH_MAIN=org.polyglotsandbox.benchmarks.FreshContextCompileBenchmark benchmarks/run interleaved 60 40
  * }</pre>
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -101,6 +102,8 @@ public class FreshContextCompileBenchmark {
     LET_SOURCE_PER_RUN,
     /** As {@link #LET_SOURCE_PER_RUN}, with {@code Source.Builder.cached(false)}: no code sharing at all. */
     LET_UNCACHED_SOURCE,
+    /** Task C's text under a new name per run ({@code main-<n>.js}): the name is part of the cache key. */
+    LET_NAME_PER_RUN,
     /** Task C's text plus a comment never used before: nothing to share. */
     LET_UNIQUE_TEXT,
     /** The text with {@code var} instead of {@code let}: {@code s} and {@code i} are global-object properties. */
@@ -176,6 +179,7 @@ public class FreshContextCompileBenchmark {
     Source source = switch (variant) {
       case LET_ONE_SOURCE, FUNCTION_ONE_CONTEXT -> oneSource;
       case LET_UNCACHED_SOURCE -> Source.newBuilder("js", text, "main.js").cached(false).buildLiteral();
+      case LET_NAME_PER_RUN -> Source.newBuilder("js", text, "main-" + n + ".js").buildLiteral();
       case LET_UNIQUE_TEXT, LET_UNIQUE_TEXT_LATENCY_MODE ->
           Source.newBuilder("js", text + "\n// run " + n + "\n", "main.js").buildLiteral();
       default -> Source.newBuilder("js", text, "main.js").buildLiteral();
@@ -207,12 +211,22 @@ public class FreshContextCompileBenchmark {
   }
 
   /**
-   * Prints the Truffle compilations over {@code args[0]} (default 300) fresh contexts evaluating task C's
-   * text on one shared engine, then over 20 fresh contexts with a unique text each. A TRUSTED engine:
-   * {@code engine.TraceCompilation} is refused under CONSTRAINED; nothing else differs.
+   * Two diagnostics that JMH cannot give. {@code trace [contexts]} (the default) prints the Truffle
+   * compilations over {@code contexts} (300) fresh contexts evaluating task C's text on one shared engine,
+   * then over 20 fresh contexts with a unique text each; it needs a TRUSTED engine, since
+   * {@code engine.TraceCompilation} is refused under CONSTRAINED. {@code interleaved [seconds] [rounds]}
+   * sets up every variant and kernel in one JVM and runs them round-robin, one evaluation each per round,
+   * for {@code seconds} (60) of warm-up and then {@code rounds} (40) measured rounds, and prints each one's
+   * median and p90: on a shared machine, load then falls on all variants alike, which separate JMH forks
+   * minutes apart cannot promise.
    */
   public static void main(String[] args) throws IOException {
-    int contexts = args.length > 0 ? Integer.parseInt(args[0]) : 300;
+    String mode = args.length > 0 ? args[0] : "trace";
+    if (mode.equals("interleaved")) {
+      interleaved(args.length > 1 ? Integer.parseInt(args[1]) : 60, args.length > 2 ? Integer.parseInt(args[2]) : 40);
+      return;
+    }
+    int contexts = args.length > 1 ? Integer.parseInt(args[1]) : 300;
     String task = Kernel.DOUBLE_REMAINDER.topLevelLet();
     Path log = Files.createTempFile("truffle-compilations", ".log");
     try (Engine engine = Engine.newBuilder("js")
@@ -225,6 +239,43 @@ public class FreshContextCompileBenchmark {
       report("same text", engine, contexts, n -> task, log);
       report("unique text", engine, 20, n -> task + "\n// run " + n + "\n", log);
     }
+  }
+
+  private static void interleaved(int warmUpSeconds, int rounds) {
+    List<FreshContextCompileBenchmark> all = new java.util.ArrayList<>();
+    for (Kernel k : Kernel.values()) {
+      for (Variant v : Variant.values()) {
+        FreshContextCompileBenchmark b = new FreshContextCompileBenchmark();
+        b.kernel = k;
+        b.variant = v;
+        b.setUp();
+        all.add(b);
+      }
+    }
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
+    int warmUpRounds = 0;
+    while (System.nanoTime() < end) {
+      all.forEach(FreshContextCompileBenchmark::run);
+      warmUpRounds++;
+    }
+    long[][] nanos = new long[all.size()][rounds];
+    for (int r = 0; r < rounds; r++) {
+      for (int i = 0; i < all.size(); i++) {
+        long start = System.nanoTime();
+        all.get(i).run();
+        nanos[i][r] = System.nanoTime() - start;
+      }
+    }
+    System.out.printf("%d warm-up rounds in %d s, then %d measured rounds; ms per evaluation%n", warmUpRounds,
+        warmUpSeconds, rounds);
+    System.out.printf("%-17s %-29s %8s %8s %8s%n", "kernel", "variant", "median", "p90", "min");
+    for (int i = 0; i < all.size(); i++) {
+      long[] t = nanos[i].clone();
+      java.util.Arrays.sort(t);
+      System.out.printf("%-17s %-29s %8.2f %8.2f %8.2f%n", all.get(i).kernel, all.get(i).variant, t[t.length / 2] / 1e6,
+          t[(int) Math.ceil(t.length * 0.9) - 1] / 1e6, t[0] / 1e6);
+    }
+    all.forEach(FreshContextCompileBenchmark::tearDown);
   }
 
   private static void report(String what, Engine engine, int contexts, java.util.function.LongFunction<String> text,
