@@ -9,13 +9,11 @@ import java.io.File;
 import java.io.IOException;
 import java.text.DecimalFormat;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.axis.SymbolAxis;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYErrorRenderer;
@@ -52,19 +50,17 @@ public final class PlotResults {
     }
     JFreeChart chart = chart(points, in.getName(), note);
     int groups = (int) points.stream().map(Point::group).distinct().count();
-    ChartUtils.saveChartAsPNG(out, chart, Math.max(900, 170 * groups + 250), 650);
+    ChartUtils.saveChartAsPNG(out, chart, Math.min(2400, Math.max(1000, 170 * groups + 250)), groups > 8 ? 800 : 650);
     System.out.println("wrote " + out + " (" + points.size() + " results in " + groups + " groups)");
   }
 
   private static List<Point> read(File in) throws IOException {
     JsonNode root = new ObjectMapper().readTree(in);
     List<Point> points = new ArrayList<>();
-    long classes = 0;
-    Map<String, Boolean> seen = new LinkedHashMap<>();
+    java.util.Set<String> classes = new java.util.HashSet<>();
     for (JsonNode r : root) {
-      seen.put(className(r.path("benchmark").asText()), true);
+      classes.add(className(r.path("benchmark").asText()));
     }
-    classes = seen.size();
     for (JsonNode r : root) {
       if (!"sample".equals(r.path("mode").asText())) {
         continue;
@@ -72,14 +68,17 @@ public final class PlotResults {
       JsonNode params = r.path("params");
       String design = params.path("design").asText(shortName(r.path("benchmark").asText()));
       List<String> rest = new ArrayList<>();
-      if (classes > 1) {
+      if (classes.size() > 1) {
         rest.add(className(r.path("benchmark").asText()));
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = params.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> p = it.next();
-        if (!p.getKey().equals("design")) {
-          rest.add(p.getValue().asText());
-        }
+      List<String> names = new ArrayList<>();
+      params.fieldNames().forEachRemaining(names::add);
+      names.remove("design");
+      // The task (or kernel) first, so that a task's two source modes stand side by side.
+      names.sort(java.util.Comparator.comparing((String n) -> !(n.equals("task") || n.equals("kernel")))
+          .thenComparing(java.util.Comparator.naturalOrder()));
+      for (String name : names) {
+        rest.add(params.path(name).asText());
       }
       JsonNode metric = r.path("primaryMetric");
       JsonNode pct = metric.path("scorePercentiles");
@@ -90,7 +89,7 @@ public final class PlotResults {
   }
 
   private static JFreeChart chart(List<Point> points, String source, String note) {
-    List<String> groups = points.stream().map(Point::group).distinct().toList();
+    List<String> groups = points.stream().map(Point::group).distinct().sorted().toList();
     List<String> designs = points.stream().map(Point::design).distinct().toList();
     YIntervalSeriesCollection data = new YIntervalSeriesCollection();
     double width = 0.7;
@@ -108,11 +107,15 @@ public final class PlotResults {
     x.setGridBandsVisible(true);
     x.setRange(-0.6, groups.size() - 0.4);
     x.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+    x.setVerticalTickLabels(groups.size() > 8);
     String unit = points.get(0).unit();
     LogAxis y = new LogAxis("latency (" + unit + "), log scale");
     y.setBase(10);
     y.setNumberFormatOverride(new DecimalFormat("0.###"));
     y.setSmallestValue(1e-3);
+    y.setTickUnit(new NumberTickUnit(1)); // one major tick per power of ten
+    y.setMinorTickCount(9);
+    y.setMinorTickMarksVisible(true);
     double min = points.stream().mapToDouble(Point::median).min().orElse(0.01);
     double max = points.stream().mapToDouble(p -> Math.max(p.median(), p.p99())).max().orElse(1000);
     y.setRange(min / 2, max * 2);
