@@ -78,4 +78,58 @@ public class PeersBenchmark {
     return Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, ++invocation)),
         task.expected);
   }
+
+  /**
+   * A diagnostic for a shared machine, not a substitute for the JMH run: every design, task and source
+   * set up in one JVM and run round-robin, one task each per round, for {@code args[0]} seconds (120) of
+   * warm-up and then {@code args[1]} (30) measured rounds; prints each one's median and p90 in ms. Load
+   * from other processes then falls on all designs alike. The designs share one heap and one JIT, which
+   * separate JMH forks do not.
+   *
+   * <pre>{@code
+   * BENCH_MAIN=org.polyglotsandbox.benchmarks.PeersBenchmark benchmarks/run 120 30
+   * }</pre>
+   */
+  public static void main(String[] args) throws NoSuchFieldException {
+    int warmUpSeconds = args.length > 0 ? Integer.parseInt(args[0]) : 120;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+    java.util.List<PeersBenchmark> all = new java.util.ArrayList<>();
+    for (String d : PeersBenchmark.class.getField("design").getAnnotation(Param.class).value()) {
+      for (PeerTask t : PeerTask.values()) {
+        for (PeerTask.SourceMode m : PeerTask.SourceMode.values()) {
+          PeersBenchmark b = new PeersBenchmark();
+          b.design = Peer.valueOf(d);
+          b.task = t;
+          b.source = m;
+          b.setUp();
+          all.add(b);
+        }
+      }
+    }
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
+    int warmUpRounds = 0;
+    while (System.nanoTime() < end) {
+      all.forEach(PeersBenchmark::run);
+      warmUpRounds++;
+    }
+    long[][] nanos = new long[all.size()][rounds];
+    for (int r = 0; r < rounds; r++) {
+      for (int i = 0; i < all.size(); i++) {
+        long start = System.nanoTime();
+        all.get(i).run();
+        nanos[i][r] = System.nanoTime() - start;
+      }
+    }
+    System.out.printf("%d warm-up rounds in %d s, then %d measured rounds; ms per task%n", warmUpRounds,
+        warmUpSeconds, rounds);
+    System.out.printf("%-21s %-4s %-7s %9s %9s%n", "design", "task", "source", "median", "p90");
+    for (int i = 0; i < all.size(); i++) {
+      long[] t = nanos[i].clone();
+      java.util.Arrays.sort(t);
+      PeersBenchmark b = all.get(i);
+      System.out.printf("%-21s %-4s %-7s %9.3f %9.3f%n", b.design, b.task, b.source, t[t.length / 2] / 1e6,
+          t[(int) Math.ceil(t.length * 0.9) - 1] / 1e6);
+    }
+    all.forEach(PeersBenchmark::tearDown);
+  }
 }

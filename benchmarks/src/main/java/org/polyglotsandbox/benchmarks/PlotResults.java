@@ -30,6 +30,13 @@ import org.jfree.data.xy.YIntervalSeriesCollection;
  * where the note (for example "loaded machine") is printed under the title.
  */
 public final class PlotResults {
+  /** Distinct colours that stay readable on white (JFreeChart's defaults include a pale yellow). */
+  private static final Color[] PALETTE = {
+    new Color(0xD6, 0x27, 0x28), new Color(0x1F, 0x77, 0xB4), new Color(0x2C, 0xA0, 0x2C),
+    new Color(0xFF, 0x7F, 0x0E), new Color(0x94, 0x67, 0xBD), new Color(0x17, 0x17, 0x17),
+    new Color(0x8C, 0x56, 0x4B), new Color(0x17, 0xBE, 0xCF),
+  };
+
   private PlotResults() {}
 
   /** One design's median and p99 in one group. */
@@ -126,6 +133,9 @@ public final class PlotResults {
     renderer.setErrorStroke(new BasicStroke(1.5f));
     renderer.setDefaultLinesVisible(false);
     renderer.setDefaultShapesVisible(true);
+    for (int d = 0; d < designs.size(); d++) {
+      renderer.setSeriesPaint(d, PALETTE[d % PALETTE.length]);
+    }
     XYPlot plot = new XYPlot(data, x, y, renderer);
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
