@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * benchmarks/run FreshContextCompileBenchmark -rf json -rff benchmarks/target/fresh-context.json
  * }</pre>
  *
- * <p>24 trials of 10 x 1 s warm-up and 5 x 2 s measurement, about 12 minutes. The findings are in
+ * <p>24 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 15 minutes. The findings are in
  * RESULTS.md, section "Why task C is slow in a fresh context".
  *
  * <p>{@link #main} prints what the Truffle compiler compiles over many fresh contexts, or runs all
@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 10, time = 1, timeUnit = TimeUnit.SECONDS)
+@Warmup(iterations = 20, time = 1, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @Fork(1)
 @State(Scope.Benchmark)

@@ -31,15 +31,16 @@ import org.polyglotsandbox.Language;
  * benchmarks/plot benchmarks/target/peers.json benchmarks/target/peers.png
  * }</pre>
  *
- * <p>30 trials of 10 x 1 s warm-up and 5 x 2 s measurement, about 15 minutes on 2 cores. The warm-up is
- * one-second iterations so that the log shows when each design stops improving; on 2 cores, where the
- * Truffle and HotSpot compiler threads share the machine with the benchmark, the GraalVM designs were
- * still getting faster after 5 s in trial runs (see RESULTS.md). Add {@code SANDBOX_POOLED} to
+ * <p>30 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 18 minutes on 2 cores. The warm-up is
+ * in one-second iterations so that the log shows when each design stops improving. On 2 cores the
+ * Truffle and HotSpot compiler threads share the machine with the benchmark, and designs were still
+ * getting faster after 10 s of warm-up in trial runs (see RESULTS.md). Check the warm-up iterations of
+ * a new run: if they still fall at the end, raise {@code -wi}. Add {@code SANDBOX_POOLED} to
  * {@code -p design=...} once {@link Peer#SANDBOX_POOLED} is filled in.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 10, time = 1, timeUnit = TimeUnit.SECONDS)
+@Warmup(iterations = 20, time = 1, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; GraalVM designs check them in the fork
 @State(Scope.Benchmark)

@@ -30,14 +30,14 @@ import org.polyglotsandbox.Language;
  * benchmarks/run PeersThroughputBenchmark -rf json -rff benchmarks/target/peers-throughput.json
  * }</pre>
  *
- * <p>5 trials of 10 x 1 s warm-up and 5 x 2 s measurement, under 3 minutes. On 2 cores the two
+ * <p>5 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 3 minutes (warm-up as in {@link PeersBenchmark}). On 2 cores the two
  * benchmark threads share the machine with the compiler threads, so this is the throughput of the
  * whole machine, not of two spare cores. Add {@code SANDBOX_POOLED} once {@link Peer#SANDBOX_POOLED}
  * is filled in.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 10, time = 1, timeUnit = TimeUnit.SECONDS)
+@Warmup(iterations = 20, time = 1, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @Fork(1)
 @Threads(2)

@@ -29,7 +29,7 @@ import org.polyglotsandbox.Language;
  * benchmarks/plot benchmarks/target/python-peers.json benchmarks/target/python-peers.png
  * }</pre>
  *
- * <p>18 trials of 8 x 2 s warm-up and 5 x 4 s measurement, about 15 minutes on 2 cores. A GraalPy
+ * <p>18 trials of 12 x 2 s warm-up and 5 x 4 s measurement, about 20 minutes on 2 cores. A GraalPy
  * context costs around 100 ms even on a shared engine, so iterations are longer than the JavaScript
  * ones to hold enough samples; the first Python context in a JVM takes seconds and happens in the
  * trial's setup, before the warm-up. Add {@code SANDBOX_POOLED} to {@code -p design=...} once
@@ -37,7 +37,7 @@ import org.polyglotsandbox.Language;
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 8, time = 2, timeUnit = TimeUnit.SECONDS)
+@Warmup(iterations = 12, time = 2, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 4, timeUnit = TimeUnit.SECONDS)
 @Fork(1)
 @State(Scope.Benchmark)
