@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.ResourceLimits;
@@ -229,6 +232,7 @@ public class FreshContextCompileBenchmark {
     int contexts = args.length > 1 ? Integer.parseInt(args[1]) : 300;
     String task = Kernel.DOUBLE_REMAINDER.topLevelLet();
     Path log = Files.createTempFile("truffle-compilations", ".log");
+    log.toFile().deleteOnExit();
     try (Engine engine = Engine.newBuilder("js")
         .out(OutputStream.nullOutputStream())
         .err(OutputStream.nullOutputStream())
@@ -242,7 +246,7 @@ public class FreshContextCompileBenchmark {
   }
 
   private static void interleaved(int warmUpSeconds, int rounds) {
-    List<FreshContextCompileBenchmark> all = new java.util.ArrayList<>();
+    List<FreshContextCompileBenchmark> all = new ArrayList<>();
     for (Kernel k : Kernel.values()) {
       for (Variant v : Variant.values()) {
         FreshContextCompileBenchmark b = new FreshContextCompileBenchmark();
@@ -271,14 +275,14 @@ public class FreshContextCompileBenchmark {
     System.out.printf("%-17s %-29s %8s %8s %8s%n", "kernel", "variant", "median", "p90", "min");
     for (int i = 0; i < all.size(); i++) {
       long[] t = nanos[i].clone();
-      java.util.Arrays.sort(t);
+      Arrays.sort(t);
       System.out.printf("%-17s %-29s %8.2f %8.2f %8.2f%n", all.get(i).kernel, all.get(i).variant, t[t.length / 2] / 1e6,
           t[(int) Math.ceil(t.length * 0.9) - 1] / 1e6, t[0] / 1e6);
     }
     all.forEach(FreshContextCompileBenchmark::tearDown);
   }
 
-  private static void report(String what, Engine engine, int contexts, java.util.function.LongFunction<String> text,
+  private static void report(String what, Engine engine, int contexts, LongFunction<String> text,
       Path log) throws IOException {
     long linesBefore = Files.readAllLines(log).size();
     long[] millis = new long[contexts];
@@ -297,8 +301,8 @@ public class FreshContextCompileBenchmark {
             || l.contains("opt inval"))
         .toList();
     System.out.printf("%s: %d fresh contexts, %d compilation events; first 5 runs %s ms, last 5 %s ms%n", what,
-        contexts, done.size(), java.util.Arrays.toString(java.util.Arrays.copyOf(millis, Math.min(5, contexts))),
-        java.util.Arrays.toString(java.util.Arrays.copyOfRange(millis, Math.max(0, contexts - 5), contexts)));
+        contexts, done.size(), Arrays.toString(Arrays.copyOf(millis, Math.min(5, contexts))),
+        Arrays.toString(Arrays.copyOfRange(millis, Math.max(0, contexts - 5), contexts)));
     done.forEach(l -> System.out.println("  " + (l.length() > 160 ? l.substring(0, 160) : l)));
   }
 }

@@ -1,5 +1,8 @@
 package org.polyglotsandbox.benchmarks;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -94,7 +97,7 @@ public class PeersBenchmark {
   public static void main(String[] args) throws NoSuchFieldException {
     int warmUpSeconds = args.length > 0 ? Integer.parseInt(args[0]) : 120;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-    java.util.List<PeersBenchmark> all = new java.util.ArrayList<>();
+    List<PeersBenchmark> all = new ArrayList<>();
     for (String d : PeersBenchmark.class.getField("design").getAnnotation(Param.class).value()) {
       for (PeerTask t : PeerTask.values()) {
         for (PeerTask.SourceMode m : PeerTask.SourceMode.values()) {
@@ -126,7 +129,7 @@ public class PeersBenchmark {
     System.out.printf("%-21s %-4s %-7s %9s %9s%n", "design", "task", "source", "median", "p90");
     for (int i = 0; i < all.size(); i++) {
       long[] t = nanos[i].clone();
-      java.util.Arrays.sort(t);
+      Arrays.sort(t);
       PeersBenchmark b = all.get(i);
       System.out.printf("%-21s %-4s %-7s %9.3f %9.3f%n", b.design, b.task, b.source, t[t.length / 2] / 1e6,
           t[(int) Math.ceil(t.length * 0.9) - 1] / 1e6);

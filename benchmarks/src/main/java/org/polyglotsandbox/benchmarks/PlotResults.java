@@ -9,7 +9,10 @@ import java.io.File;
 import java.io.IOException;
 import java.text.DecimalFormat;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
@@ -64,7 +67,7 @@ public final class PlotResults {
   private static List<Point> read(File in) throws IOException {
     JsonNode root = new ObjectMapper().readTree(in);
     List<Point> points = new ArrayList<>();
-    java.util.Set<String> classes = new java.util.HashSet<>();
+    Set<String> classes = new HashSet<>();
     for (JsonNode r : root) {
       classes.add(className(r.path("benchmark").asText()));
     }
@@ -82,8 +85,8 @@ public final class PlotResults {
       params.fieldNames().forEachRemaining(names::add);
       names.remove("design");
       // The task (or kernel) first, so that a task's two source modes stand side by side.
-      names.sort(java.util.Comparator.comparing((String n) -> !(n.equals("task") || n.equals("kernel")))
-          .thenComparing(java.util.Comparator.naturalOrder()));
+      names.sort(Comparator.comparing((String n) -> !(n.equals("task") || n.equals("kernel")))
+          .thenComparing(Comparator.naturalOrder()));
       for (String name : names) {
         rest.add(params.path(name).asText());
       }
