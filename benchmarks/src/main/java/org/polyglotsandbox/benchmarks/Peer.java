@@ -1,0 +1,253 @@
+package org.polyglotsandbox.benchmarks;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import javax.script.Bindings;
+import javax.script.ScriptEngine;
+import javax.script.ScriptException;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Engine;
+import org.graalvm.polyglot.HostAccess;
+import org.graalvm.polyglot.SandboxPolicy;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.openjdk.nashorn.api.scripting.NashornScriptEngineFactory;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+
+/**
+ * The named alternatives of issue 5, each behind the tiny {@link Runner} adapter: one runner per trial,
+ * one brand-new environment per task (no state survives from one task to the next in any design).
+ * Unlike {@link Design}, a runner takes the program text on every call, so that a benchmark can hand it
+ * a text it has never seen ({@link PeerTask.SourceMode#UNIQUE}).
+ *
+ * <p>Runners are safe to call from several threads at once ({@link PeersThroughputBenchmark}).
+ */
+public enum Peer {
+  /**
+   * The floor: a fresh context per task on one shared GraalVM {@link Engine}, {@link SandboxPolicy#CONSTRAINED},
+   * output discarded, on the caller's thread. No sandboxing beyond the policy: no file system, thread,
+   * watchdog, statement limit or result copy. Each task's text becomes a new {@link Source}; GraalVM's
+   * source cache finds the code of an identical text again.
+   */
+  RAW_SHARED_ENGINE {
+    @Override
+    Runner open(Language language) {
+      Engine engine = Engine.newBuilder(language.id())
+          .sandbox(SandboxPolicy.CONSTRAINED)
+          .out(OutputStream.nullOutputStream())
+          .err(OutputStream.nullOutputStream())
+          .build();
+      try {
+        String name = engine.getImplementationName();
+        RuntimeCheck.require("raw Engine", name, !"Interpreted".equals(name));
+      } catch (RuntimeException e) {
+        engine.close();
+        throw e;
+      }
+      return new Runner() {
+        @Override
+        public Object run(String code) {
+          try (Context context = Context.newBuilder(language.id())
+              .engine(engine)
+              .sandbox(SandboxPolicy.CONSTRAINED)
+              .out(OutputStream.nullOutputStream())
+              .err(OutputStream.nullOutputStream())
+              .build()) {
+            Value value = context.eval(Source.create(language.id(), code));
+            return value.fitsInLong() ? (Object) value.asLong() : value.toString();
+          }
+        }
+
+        @Override
+        public void close() {
+          engine.close();
+        }
+      };
+    }
+  },
+
+  /**
+   * LangChain4j's GraalVM code-execution engines, reproduced on GraalVM 25.0.3: a context with its own
+   * engine per task, closed afterwards, nothing shared. This is what
+   * {@code dev.langchain4j:langchain4j-code-execution-engine-graalvm-polyglot:1.0.0-beta5} configures in
+   * {@code GraalVmJavaScriptExecutionEngine.execute} and {@code GraalVmPythonExecutionEngine.execute}
+   * (read from its class files): {@code Context.newBuilder(id).sandbox(CONSTRAINED)} for JavaScript and
+   * {@code sandbox(TRUSTED)} for Python, {@code allowHostAccess(HostAccess.UNTRUSTED)}, {@code out} and
+   * {@code err} into one {@link ByteArrayOutputStream}, then
+   * {@code String.valueOf(context.eval(id, code).as(Object.class))}. The artifact itself pins GraalVM
+   * 24.1.1, which cannot use the optimizing runtime on JDK 25, so its class is not run here: the same
+   * calls are made against the 25.0.3 polyglot API on the class path.
+   */
+  FRESH_ENGINE_CONTEXT {
+    @Override
+    Runner open(Language language) {
+      SandboxPolicy policy = language == Language.JAVASCRIPT ? SandboxPolicy.CONSTRAINED : SandboxPolicy.TRUSTED;
+      try (Context probe = newContext(language, policy, OutputStream.nullOutputStream())) {
+        String name = probe.getEngine().getImplementationName();
+        RuntimeCheck.require("LangChain4j-style fresh engine", name, !"Interpreted".equals(name));
+      }
+      return new Runner() {
+        @Override
+        public Object run(String code) {
+          ByteArrayOutputStream output = new ByteArrayOutputStream();
+          try (Context context = newContext(language, policy, output)) {
+            return String.valueOf(context.eval(language.id(), code).as(Object.class));
+          }
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+
+    private static Context newContext(Language language, SandboxPolicy policy, OutputStream output) {
+      return Context.newBuilder(language.id())
+          .sandbox(policy)
+          .allowHostAccess(HostAccess.UNTRUSTED)
+          .out(output)
+          .err(output)
+          .build();
+    }
+  },
+
+  /**
+   * Nashorn 15.7 (the standalone {@code org.openjdk.nashorn:nashorn-core}): one script engine with
+   * {@code --language=es6 --no-java} and a class filter that admits no host class, fresh
+   * {@link Bindings} (a new global) per task. Nashorn's own class cache keeps compiled code for a text
+   * it has seen. Nashorn script engines are not thread-safe, so each calling thread gets its own.
+   */
+  NASHORN {
+    @Override
+    Runner open(Language language) {
+      requireJavaScript(language);
+      NashornScriptEngineFactory factory = new NashornScriptEngineFactory();
+      ThreadLocal<ScriptEngine> engines = ThreadLocal.withInitial(() -> factory.getScriptEngine(
+          new String[] {"--language=es6", "--no-java"}, Peer.class.getClassLoader(), className -> false));
+      return new Runner() {
+        @Override
+        public Object run(String code) {
+          ScriptEngine engine = engines.get();
+          try {
+            return engine.eval(code, engine.createBindings());
+          } catch (ScriptException e) {
+            throw new IllegalStateException("Nashorn failed: " + e.getMessage(), e);
+          }
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  },
+
+  /**
+   * Rhino 1.8.1 in interpreted mode ({@code setInterpretedMode(true)}), language version ES6: a fresh
+   * {@code initSafeStandardObjects()} scope (no Java access) per task, {@code evaluateString} of the
+   * text. Rhino keeps no compiled scripts between calls, so {@code SAME} and {@code UNIQUE} do the same
+   * work. Interpreted rather than compiled mode: compiled mode generates and loads a new class for every
+   * {@code evaluateString}, which made tasks A and B 2-10x slower in a trial run (RESULTS.md).
+   */
+  RHINO {
+    @Override
+    Runner open(Language language) {
+      requireJavaScript(language);
+      return new Runner() {
+        @Override
+        public Object run(String code) {
+          try (org.mozilla.javascript.Context cx = org.mozilla.javascript.Context.enter()) {
+            cx.setLanguageVersion(org.mozilla.javascript.Context.VERSION_ES6);
+            cx.setInterpretedMode(true);
+            org.mozilla.javascript.Scriptable scope = cx.initSafeStandardObjects();
+            return cx.evaluateString(scope, code, "main.js", 1, null);
+          }
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  },
+
+  /**
+   * This project's sandbox without a pool, through its public API only:
+   * {@code PolyglotSandbox.builder().policy(Policy.builder().allowLanguages(language).limits(...).build()).build()},
+   * then {@code sandbox.run(language, code)} per task. The limits are the defaults except a wall time of
+   * one minute instead of 10 s: on a loaded machine a first Python task C, still interpreted, took over
+   * 10 s of wall time (1.8 s of CPU) and was stopped. The deadline is scheduled on every run either way.
+   */
+  SANDBOX {
+    @Override
+    Runner open(Language language) {
+      return sandbox(PolyglotSandbox.builder().policy(policy(language)).build(), language);
+    }
+  },
+
+  /**
+   * The sandbox with its warm pool of untouched contexts (issue 5). Not measured yet: the pool API does
+   * not exist on this branch. Fill in once it does, e.g.
+   * {@code return sandbox(PolyglotSandbox.builder().policy(policy(language)).warmContexts(n).build(), language);},
+   * then add {@code SANDBOX_POOLED} to the {@code design} parameter lists of {@link PeersBenchmark},
+   * {@link PythonPeersBenchmark} and {@link PeersThroughputBenchmark}.
+   */
+  SANDBOX_POOLED {
+    @Override
+    Runner open(Language language) {
+      throw new UnsupportedOperationException("SANDBOX_POOLED is not implemented yet: Peer.SANDBOX_POOLED.open"
+          + " must build the sandbox with its warm pool once the pool API exists");
+    }
+  };
+
+  /** Builds this design's runner for one language; checks that GraalVM designs run optimized. */
+  abstract Runner open(Language language);
+
+  /** Runs one task's text in a brand-new environment; {@link #close()} releases the engine or sandbox. */
+  interface Runner extends AutoCloseable {
+    /** Runs {@code code} once and returns its value as the design hands it out (number or string). */
+    Object run(String code);
+
+    @Override
+    void close();
+  }
+
+  /** The policy of {@link #SANDBOX} (and of {@link #SANDBOX_POOLED}, so that the two differ only by the pool). */
+  static Policy policy(Language language) {
+    return Policy.builder().allowLanguages(language)
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(1)).build())
+        .build();
+  }
+
+  static Runner sandbox(PolyglotSandbox sandbox, Language language) {
+    try {
+      RuntimeCheck.require("PolyglotSandbox", sandbox.runtimeName(), sandbox.isOptimizingRuntime());
+    } catch (RuntimeException e) {
+      sandbox.close();
+      throw e;
+    }
+    return new Runner() {
+      @Override
+      public Object run(String code) {
+        ExecutionResult result = sandbox.run(language, code);
+        if (!result.isOk()) {
+          throw new IllegalStateException("sandboxed run failed: " + result);
+        }
+        return result.value();
+      }
+
+      @Override
+      public void close() {
+        sandbox.close();
+      }
+    };
+  }
+
+  private static void requireJavaScript(Language language) {
+    if (language != Language.JAVASCRIPT) {
+      throw new IllegalArgumentException("this peer runs JavaScript only, not " + language.id());
+    }
+  }
+}
