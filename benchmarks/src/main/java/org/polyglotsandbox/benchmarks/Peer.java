@@ -3,6 +3,8 @@ package org.polyglotsandbox.benchmarks;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import javax.script.Bindings;
 import javax.script.ScriptEngine;
 import javax.script.ScriptException;
@@ -188,17 +190,39 @@ public enum Peer {
   },
 
   /**
-   * The sandbox with its warm pool of untouched contexts (issue 5). Not measured yet: the pool API does
-   * not exist on this branch. Fill in once it does, e.g.
-   * {@code return sandbox(PolyglotSandbox.builder().policy(policy(language)).warmContexts(n).build(), language);},
-   * then add {@code SANDBOX_POOLED} to the {@code design} parameter lists of {@link PeersBenchmark},
-   * {@link PythonPeersBenchmark} and {@link PeersThroughputBenchmark}.
+   * The sandbox with a warm pool of two untouched contexts per language ({@code warmContexts(2)}),
+   * otherwise as {@link #SANDBOX}. Each run takes a context no guest has touched and closes it; the pool
+   * refills in the background. {@link Runner#awaitReady()} waits (outside the measurement) until the pool
+   * holds a context again: the case of requests arriving slower than the pool refills. Back to back
+   * (the throughput benchmark) the pool runs dry and runs make their own contexts.
    */
   SANDBOX_POOLED {
     @Override
     Runner open(Language language) {
-      throw new UnsupportedOperationException("SANDBOX_POOLED is not implemented yet: Peer.SANDBOX_POOLED.open"
-          + " must build the sandbox with its warm pool once the pool API exists");
+      PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(2).build();
+      Runner runner = sandbox(sandbox, language);
+      return new Runner() {
+        @Override
+        public Object run(String code) {
+          return runner.run(code);
+        }
+
+        @Override
+        public void awaitReady() {
+          long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          while (sandbox.warmContexts(language) == 0) {
+            if (System.nanoTime() > end) {
+              throw new IllegalStateException("the warm pool did not refill within 60 s");
+            }
+            LockSupport.parkNanos(100_000);
+          }
+        }
+
+        @Override
+        public void close() {
+          runner.close();
+        }
+      };
     }
   };
 
@@ -209,6 +233,9 @@ public enum Peer {
   interface Runner extends AutoCloseable {
     /** Runs {@code code} once and returns its value as the design hands it out (number or string). */
     Object run(String code);
+
+    /** Waits, outside any measurement, until the design is ready for the next task (its pool refilled). */
+    default void awaitReady() {}
 
     @Override
     void close();

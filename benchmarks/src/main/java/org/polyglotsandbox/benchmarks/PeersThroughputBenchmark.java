@@ -43,7 +43,7 @@ import org.polyglotsandbox.Language;
 @Threads(2)
 @State(Scope.Benchmark)
 public class PeersThroughputBenchmark {
-  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "NASHORN", "RHINO", "SANDBOX"})
+  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "NASHORN", "RHINO", "SANDBOX", "SANDBOX_POOLED"})
   public Peer design;
 
   @Param({"B"})

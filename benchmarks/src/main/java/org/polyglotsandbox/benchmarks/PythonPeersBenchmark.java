@@ -42,7 +42,7 @@ import org.polyglotsandbox.Language;
 @Fork(1)
 @State(Scope.Benchmark)
 public class PythonPeersBenchmark {
-  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "SANDBOX"})
+  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "SANDBOX", "SANDBOX_POOLED"})
   public Peer design;
 
   @Param
@@ -68,6 +68,12 @@ public class PythonPeersBenchmark {
     if (runner != null) {
       runner.close();
     }
+  }
+
+  /** Not measured: a pooled design waits for its pool to hold a context again. */
+  @Setup(Level.Invocation)
+  public void ready() {
+    runner.awaitReady();
   }
 
   /** One task in a fresh environment, its answer checked. */
