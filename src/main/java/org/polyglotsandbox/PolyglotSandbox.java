@@ -48,8 +48,11 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * }</pre>
  *
  * <p>Every run gets a fresh context and a fresh in-memory file system holding only the mounts; the
- * sandbox shares one GraalVM {@link Engine} across runs for code caching and nothing else. Runs are
- * safe to start from many threads. {@link #run} never throws for anything guest code does.
+ * sandbox shares one GraalVM {@link Engine} across runs for code caching and nothing else. A
+ * {@linkplain Builder#warmContexts warm pool} can make contexts in advance; each is still used by one
+ * run only. Runs are safe to start from many threads ({@link #run}, {@link #runAsync}); at most
+ * {@linkplain Builder#maxConcurrentRuns a bound} run at once and a bounded number wait, the rest are
+ * refused at once. {@link #run} never throws for anything guest code does.
  *
  * <p>Guest code affects the world only through {@link Tool}s: registered with {@link Builder#tool} and
  * allowed by name in the policy ({@link Policy.Builder#allowTools}), they appear to the guest as
