@@ -111,14 +111,20 @@ final class Audit {
     /** A one-second CPU cap. */
     CPU,
     /** A one-second wall clock. */
-    WALL;
+    WALL,
+    /**
+     * Only the stack: unbounded recursion must end on the stack limit, and compiled frames are small, so
+     * reaching and unwinding the end of the stack can take more than a second of CPU.
+     */
+    STACK_DEPTH;
 
     static BombSandbox of(org.polyglotsandbox.Limit limit) {
       if (limit == null) {
         return COUNTS; // a result for the output boundary to refuse
       }
       return switch (limit) {
-        case CPU_TIME, STACK -> CPU;
+        case CPU_TIME -> CPU;
+        case STACK -> STACK_DEPTH;
         case WALL_TIME -> WALL;
         default -> COUNTS;
       };
@@ -142,6 +148,7 @@ final class Audit {
             .build();
         case CPU -> b.maxCpuTime(min(l.maxCpuTime(), Duration.ofSeconds(1))).build();
         case WALL -> b.wallTime(min(l.wallTime(), Duration.ofSeconds(1))).build();
+        case STACK_DEPTH -> b.build();
       };
     }
   }
