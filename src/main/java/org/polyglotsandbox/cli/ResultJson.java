@@ -1,9 +1,6 @@
 package org.polyglotsandbox.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.CharacterEscapes;
-import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -20,6 +17,7 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.OutputFile;
 import org.polyglotsandbox.OutputNotes;
 import org.polyglotsandbox.SandboxEvent;
+import org.polyglotsandbox.internal.boundary.JsonEscapes;
 
 /**
  * The {@code --json} form of a result: one JSON object with {@code outcome}, {@code limit},
@@ -35,7 +33,9 @@ final class ResultJson {
   private static final ObjectMapper JSON = JsonMapper.builder().build();
 
   static {
-    JSON.getFactory().setCharacterEscapes(new TerminalSafeEscapes());
+    // DEL, the C1 controls (U+009B is a one-byte CSI), the bidirectional overrides and lone surrogates.
+    JSON.getFactory().setCharacterEscapes(
+        new JsonEscapes(ch -> Text.isUnsafe(ch) || Character.isSurrogate((char) ch)));
   }
 
   private ResultJson() {}
@@ -210,32 +210,6 @@ final class ResultJson {
       return JSON.writeValueAsString(node);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a JSON tree could not be written", e); // trees always serialize
-    }
-  }
-
-  /**
-   * Jackson escapes C0 controls already; this adds DEL, the C1 controls (U+009B is a one-byte CSI), the
-   * bidirectional overrides and lone surrogates, as JSON {@code \}{@code uXXXX} escapes, so the JSON stays valid.
-   */
-  private static final class TerminalSafeEscapes extends CharacterEscapes {
-    private static final long serialVersionUID = 1L;
-    private final int[] ascii = standardAsciiEscapesForJSON();
-
-    TerminalSafeEscapes() {
-      ascii[0x7f] = ESCAPE_STANDARD;
-    }
-
-    @Override
-    public int[] getEscapeCodesForAscii() {
-      return ascii;
-    }
-
-    @Override
-    public SerializableString getEscapeSequence(int ch) {
-      if (Text.isUnsafe(ch) || Character.isSurrogate((char) ch)) {
-        return new SerializedString(String.format("\\u%04X", ch));
-      }
-      return null;
     }
   }
 }

@@ -1,9 +1,6 @@
 package org.polyglotsandbox.internal.boundary;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.CharacterEscapes;
-import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -40,7 +37,9 @@ public final class ModelText {
   private static final int OVERHEAD = 900;
 
   static {
-    JSON.getFactory().setCharacterEscapes(new SafeEscapes());
+    // Every character sanitised text may not hold, and newlines and tabs, so the JSON line is safe as text.
+    JSON.getFactory().setCharacterEscapes(
+        new JsonEscapes(ch -> TextSanitizer.isForbidden(ch) || ch == '\n' || ch == '\t'));
   }
 
   private ModelText() {}
@@ -204,28 +203,5 @@ public final class ModelText {
       return o;
     }
     return NODES.textNode(String.valueOf(v));
-  }
-
-  /** JSON escapes for every character sanitised text may not hold, so the JSON line is safe as text. */
-  private static final class SafeEscapes extends CharacterEscapes {
-    private static final long serialVersionUID = 1L;
-    private final int[] ascii = standardAsciiEscapesForJSON();
-
-    SafeEscapes() {
-      ascii[0x7f] = ESCAPE_STANDARD;
-    }
-
-    @Override
-    public int[] getEscapeCodesForAscii() {
-      return ascii;
-    }
-
-    @Override
-    public SerializableString getEscapeSequence(int ch) {
-      if (TextSanitizer.isForbidden(ch) || ch == '\n' || ch == '\t') {
-        return new SerializedString(String.format("\\u%04X", ch));
-      }
-      return null;
-    }
   }
 }
