@@ -95,7 +95,7 @@ final class GuestRun {
     this.inputs = inputs;
     this.tools = tools;
     this.prepared = prepared == null ? null : prepared.claim();
-    this.guard = prepared != null ? prepared.guard() : RunEnvironment.newGuard(watchdog);
+    this.guard = prepared != null ? prepared.guard() : new RunGuard(watchdog);
     this.output = prepared != null ? prepared.output() : RunEnvironment.newOutput(policy.limits(), guard);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
   }

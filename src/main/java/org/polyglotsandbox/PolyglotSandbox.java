@@ -290,7 +290,7 @@ public final class PolyglotSandbox implements AutoCloseable {
 
   /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
   private RunEnvironment prepare(Language language) {
-    RunGuard guard = RunEnvironment.newGuard(watchdog);
+    RunGuard guard = new RunGuard(watchdog);
     return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
         RunEnvironment.newOutput(policy.limits(), guard)).initialize();
   }

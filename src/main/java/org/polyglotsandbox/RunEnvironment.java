@@ -1,6 +1,5 @@
 package org.polyglotsandbox;
 
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -40,11 +39,6 @@ final class RunEnvironment implements AutoCloseable {
     this.output = output;
     this.fileSystem = fileSystem;
     this.context = context;
-  }
-
-  /** A guard for a new run; {@code canceller} closes its context off the guest thread. */
-  static RunGuard newGuard(Executor canceller) {
-    return new RunGuard(canceller);
   }
 
   /** The output buffers of a new run, which stop it through {@code guard} when they overflow. */
