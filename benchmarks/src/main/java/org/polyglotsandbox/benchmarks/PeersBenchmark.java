@@ -38,8 +38,8 @@ import org.polyglotsandbox.Language;
  * in one-second iterations so that the log shows when each design stops improving. On 2 cores the
  * Truffle and HotSpot compiler threads share the machine with the benchmark, and designs were still
  * getting faster after 10 s of warm-up in trial runs (see RESULTS.md). Check the warm-up iterations of
- * a new run: if they still fall at the end, raise {@code -wi}. Add {@code SANDBOX_POOLED} to
- * {@code -p design=...} once {@link Peer#SANDBOX_POOLED} is filled in.
+ * a new run: if they still fall at the end, raise {@code -wi}. {@link Peer#SANDBOX_POOLED} waits for its
+ * pool before each invocation ({@link #ready()}, not measured).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -57,36 +57,31 @@ public class PeersBenchmark {
   @Param
   public PeerTask.SourceMode source;
 
-  private Peer.Runner runner;
-  private String code;
+  private PeerTrial trial;
   private long invocation;
 
   @Setup(Level.Trial)
   public void setUp() {
-    code = task.code(Language.JAVASCRIPT);
-    runner = design.open(Language.JAVASCRIPT);
-    Object first = Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, 0)), task.expected);
-    System.out.println("# " + design + " task " + task + " " + source + " = " + first + " (checked)");
+    trial = PeerTrial.open(design, task, source, Language.JAVASCRIPT);
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    if (runner != null) {
-      runner.close();
+    if (trial != null) {
+      trial.close();
     }
   }
 
   /** Not measured: a pooled design waits for its pool to hold a context again. */
   @Setup(Level.Invocation)
   public void ready() {
-    runner.awaitReady();
+    trial.awaitReady();
   }
 
   /** One task in a fresh environment, its answer checked. */
   @Benchmark
   public Object run() {
-    return Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, ++invocation)),
-        task.expected);
+    return trial.run(++invocation);
   }
 
   /**

@@ -32,8 +32,7 @@ import org.polyglotsandbox.Language;
  *
  * <p>5 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 3 minutes (warm-up as in {@link PeersBenchmark}). On 2 cores the two
  * benchmark threads share the machine with the compiler threads, so this is the throughput of the
- * whole machine, not of two spare cores. Add {@code SANDBOX_POOLED} once {@link Peer#SANDBOX_POOLED}
- * is filled in.
+ * whole machine, not of two spare cores. Back to back, {@link Peer#SANDBOX_POOLED}'s pool runs dry.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -52,29 +51,24 @@ public class PeersThroughputBenchmark {
   @Param({"UNIQUE"})
   public PeerTask.SourceMode source;
 
-  private Peer.Runner runner;
-  private String code;
+  private PeerTrial trial;
   private final AtomicLong invocations = new AtomicLong();
 
   @Setup(Level.Trial)
   public void setUp() {
-    code = task.code(Language.JAVASCRIPT);
-    runner = design.open(Language.JAVASCRIPT);
-    Object first = Answers.require(design, task, runner.run(source.text(code, Language.JAVASCRIPT, 0)), task.expected);
-    System.out.println("# " + design + " task " + task + " " + source + " = " + first + " (checked)");
+    trial = PeerTrial.open(design, task, source, Language.JAVASCRIPT);
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    if (runner != null) {
-      runner.close();
+    if (trial != null) {
+      trial.close();
     }
   }
 
   /** One task in a fresh environment, its answer checked; two threads call this at once. */
   @Benchmark
   public Object run() {
-    String text = source.text(code, Language.JAVASCRIPT, invocations.incrementAndGet());
-    return Answers.require(design, task, runner.run(text), task.expected);
+    return trial.run(invocations.incrementAndGet());
   }
 }

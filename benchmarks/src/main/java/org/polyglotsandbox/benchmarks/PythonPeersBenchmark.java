@@ -32,8 +32,8 @@ import org.polyglotsandbox.Language;
  * <p>18 trials of 12 x 2 s warm-up and 5 x 4 s measurement, about 20 minutes on 2 cores. A GraalPy
  * context costs around 100 ms even on a shared engine, so iterations are longer than the JavaScript
  * ones to hold enough samples; the first Python context in a JVM takes seconds and happens in the
- * trial's setup, before the warm-up. Add {@code SANDBOX_POOLED} to {@code -p design=...} once
- * {@link Peer#SANDBOX_POOLED} is filled in.
+ * trial's setup, before the warm-up. {@link Peer#SANDBOX_POOLED} waits for its pool before each
+ * invocation (not measured).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -51,35 +51,30 @@ public class PythonPeersBenchmark {
   @Param
   public PeerTask.SourceMode source;
 
-  private Peer.Runner runner;
-  private String code;
+  private PeerTrial trial;
   private long invocation;
 
   @Setup(Level.Trial)
   public void setUp() {
-    code = task.code(Language.PYTHON);
-    runner = design.open(Language.PYTHON);
-    Object first = Answers.require(design, task, runner.run(source.text(code, Language.PYTHON, 0)), task.expected);
-    System.out.println("# " + design + " task " + task + " " + source + " = " + first + " (checked)");
+    trial = PeerTrial.open(design, task, source, Language.PYTHON);
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    if (runner != null) {
-      runner.close();
+    if (trial != null) {
+      trial.close();
     }
   }
 
   /** Not measured: a pooled design waits for its pool to hold a context again. */
   @Setup(Level.Invocation)
   public void ready() {
-    runner.awaitReady();
+    trial.awaitReady();
   }
 
   /** One task in a fresh environment, its answer checked. */
   @Benchmark
   public Object run() {
-    return Answers.require(design, task, runner.run(source.text(code, Language.PYTHON, ++invocation)),
-        task.expected);
+    return trial.run(++invocation);
   }
 }
