@@ -29,6 +29,7 @@ import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
 import org.polyglotsandbox.internal.engine.ErrorClassifier;
+import org.polyglotsandbox.internal.engine.SourceCache;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
@@ -61,6 +62,12 @@ final class GuestRun {
     }
   }
 
+  // Internal sources are constants: the engine keeps their code only while the Source object lives.
+  private static final Source JAVASCRIPT_INPUT_PARSER =
+      Source.newBuilder("js", "JSON.parse", "inputs").internal(true).buildLiteral();
+  private static final Source PYTHON_INPUT_PARSER =
+      Source.newBuilder("python", "__import__('json').loads", "inputs").internal(true).buildLiteral();
+
   private final Engine engine;
   private final Policy policy;
   private final InterpreterFiles interpreterFiles;
@@ -68,6 +75,8 @@ final class GuestRun {
   private final Executor threads;
   private final ResourceMonitor monitor;
   private final Script script;
+  /** The script's source, from the sandbox's {@link SourceCache} so that a repeated script reuses its code. */
+  private final Source source;
   /** The script's inputs as JSON text, encoded (and checked) once by the caller. */
   private final Map<String, String> inputs;
   private final RunGuard guard;
@@ -83,9 +92,10 @@ final class GuestRun {
   private volatile RunEnvironment environment;
 
   GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      Executor threads, ResourceMonitor monitor, Script script, Map<String, String> inputs, ToolRegistry tools,
-      RunEnvironment prepared) {
+      Executor threads, ResourceMonitor monitor, SourceCache sources, Script script, Map<String, String> inputs,
+      ToolRegistry tools, RunEnvironment prepared) {
     this.threads = threads;
+    this.source = sources.get(script.language(), script.name(), script.code());
     this.engine = engine;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
@@ -251,11 +261,11 @@ final class GuestRun {
     Context context = env.context();
     try {
       bindInputs(context);
-      // Cached per engine by (language, text, name): a fresh context reuses the compiled code of an earlier
-      // run of the same script. Keep all three stable (no run id in the name, no per-run prologue in the
-      // text, never cached(false)); inputs and tools stay outside the source. Otherwise every run re-parses
-      // and re-compiles (FreshContextCompileBenchmark: 49 ms instead of 16 ms for task C).
-      Source source = Source.newBuilder(script.language().id(), script.code(), script.name()).buildLiteral();
+      // The engine caches code by (language, text, name) while the Source is alive (the SourceCache keeps
+      // it): a fresh context reuses the compiled code of an earlier run of the same script. Keep all three
+      // stable (no run id in the name, no per-run prologue in the text, never cached(false)); inputs and
+      // tools stay outside the source. Otherwise every run re-parses and re-compiles
+      // (FreshContextCompileBenchmark: 49 ms instead of 16 ms for task C).
       context.resetLimits();
       meter.start();
       monitor.add(meter);
@@ -300,8 +310,7 @@ final class GuestRun {
     if (inputs.isEmpty()) {
       return;
     }
-    String parserCode = script.language() == Language.PYTHON ? "__import__('json').loads" : "JSON.parse";
-    Value parse = context.eval(Source.newBuilder(script.language().id(), parserCode, "inputs").buildLiteral());
+    Value parse = context.eval(script.language() == Language.PYTHON ? PYTHON_INPUT_PARSER : JAVASCRIPT_INPUT_PARSER);
     Value bindings = context.getBindings(script.language().id());
     for (Map.Entry<String, String> input : inputs.entrySet()) {
       bindings.putMember(input.getKey(), parse.execute(input.getValue()));

@@ -24,6 +24,7 @@ import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.boundary.InputEncoder;
 import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.engine.LogOutputStream;
+import org.polyglotsandbox.internal.engine.SourceCache;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
@@ -62,8 +63,12 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
  */
 public final class PolyglotSandbox implements AutoCloseable {
+  private static final int SOURCES_KEPT = 256;
+  private static final long SOURCE_CHARS_KEPT = 16L << 20;
   private final Policy policy;
   private final Engine engine;
+  /** Keeps recent scripts' sources alive so a repeated script reuses its compiled code. */
+  private final SourceCache sources = new SourceCache(SOURCES_KEPT, SOURCE_CHARS_KEPT);
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
   private final ResourceMonitor monitor;
@@ -283,7 +288,8 @@ public final class PolyglotSandbox implements AutoCloseable {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
     GuestRun run =
-        new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, script, inputs, toolRegistry, prepared);
+        new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script, inputs, toolRegistry,
+            prepared);
     run.guard().auditTo(auditor);
     return run;
   }
@@ -363,7 +369,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     Policy warm = Policy.builder().allowLanguages(language)
         .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
-    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, runThreads, monitor, warmUp, Map.of(),
+    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, runThreads, monitor, sources, warmUp, Map.of(),
         ToolRegistry.none(), null).execute();
     if (!r.isOk()) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "

@@ -23,6 +23,9 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  */
 final class RunEnvironment implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  /** A constant, so the engine keeps its code (it does only while the Source object lives). */
+  private static final Source PYTHON_PREPARE =
+      Source.newBuilder("python", "__import__('json')", "prepare").internal(true).buildLiteral();
 
   private final Language language;
   private final RunGuard guard;
@@ -96,7 +99,7 @@ final class RunEnvironment implements AutoCloseable {
     context.initialize(language.id());
     if (language == Language.PYTHON) {
       // Binding inputs uses json; importing it here takes it off the run's path. It binds no name.
-      context.eval(Source.newBuilder(language.id(), "__import__('json')", "prepare").buildLiteral());
+      context.eval(PYTHON_PREPARE);
     }
     context.resetLimits();
     return this;

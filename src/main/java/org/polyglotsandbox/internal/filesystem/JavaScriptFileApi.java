@@ -37,6 +37,10 @@ public final class JavaScriptFileApi {
         Object.defineProperty(globalThis, 'readText', { value: Object.freeze(readText), enumerable: false });
       }""";
 
+  /** A constant: the engine keeps a source's compiled code only while the Source object lives. */
+  private static final Source SOURCE = Source.newBuilder("js", WRAPPER, "sandbox-file-api.js").internal(true)
+      .buildLiteral();
+
   /** The largest file {@code readText} returns: 16 MiB. */
   static final long MAX_BYTES = 16L << 20;
 
@@ -45,7 +49,7 @@ public final class JavaScriptFileApi {
   /** Defines {@code readText} in a fresh JavaScript context. */
   public static void install(Context context, GuestFileSystem fs) {
     ProxyExecutable raw = args -> read(fs, args.length == 1 && args[0].isString() ? args[0].asString() : null);
-    context.eval(Source.newBuilder("js", WRAPPER, "sandbox-file-api.js").internal(true).buildLiteral()).execute(raw);
+    context.eval(SOURCE).execute(raw);
   }
 
   private static ProxyObject read(GuestFileSystem fs, String path) {
