@@ -163,6 +163,19 @@ class ToolGatewayTest {
 
   @ParameterizedTest
   @EnumSource(Language.class)
+  void hugeToolName_isDeniedWithoutBeingCopiedOrShown(Language language) {
+    ExecutionResult r = attempts(language, "",
+        new String[] {"tools['x'.repeat(5000000)]()", "getattr(tools, 'x' * 5000000)()"},
+        new String[] {"tools['h'.repeat(65)]()", "getattr(tools, 'h' * 65)()"});
+    assertThat(answers(r)).containsExactly(
+        "ToolError|denied|a tool name of 5000000 characters is not available in this sandbox",
+        "ToolError|denied|a tool name of 65 characters is not available in this sandbox");
+    assertThatRun(r).recordedDenial(Operation.TOOL_CALL, "(a name of 5000000 characters)");
+    assertThat(r.deniedOperations()).allSatisfy(d -> assertThat(d.target()).hasSizeLessThan(100));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
   void invalidArguments_failNamingThePath_andTheHandlerDoesNotRun(Language language) {
     ExecutionResult r = attempts(language, "",
         new String[] {"tools.add({a: 'two', b: 3})", "tools.add(a='two', b=3)"},

@@ -68,7 +68,7 @@ public final class GuestProbe {
   }
 
   /** The length in UTF-16 units (JavaScript) or code points (Python) of a guest string. */
-  long length(Value string) {
+  public long length(Value string) {
     return length.execute(string).asLong();
   }
 

@@ -23,6 +23,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
 import org.polyglotsandbox.ToolException;
@@ -47,7 +48,7 @@ import org.polyglotsandbox.internal.limits.RunGuard;
  * count it against the tool's budget (over it, the run ends with {@link Limit#TOOL_CALLS}); copy the
  * arguments once, on the guest thread and so under the guest's limits, as strict plain data; validate
  * that copy; run the handler on a sandbox thread with the tool's timeout while watching for the run
- * being cancelled; check and encode the result. Every call is recorded as a {@link ToolCall} event.
+ * being cancelled (an inline tool's handler runs right here, interrupted by the run's guard instead); check and encode the result. Every call is recorded as a {@link ToolCall} event.
  */
 public final class ToolGateway {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
@@ -100,38 +101,45 @@ public final class ToolGateway {
           configurable: false });
       }""";
 
-  /** Run with exec in a namespace of its own, so nothing but {@code tools} lands in the guest's globals. */
+  /**
+   * Defines {@code install(raw)} and takes it straight back out of the module's globals, so nothing is
+   * left there but, later, {@code tools}. The builtins the wrapper needs are bound as locals when it is
+   * installed, before any guest code runs: a guest that later shadows or patches them changes nothing.
+   */
   private static final String PYTHON_WRAPPER = """
-      import json as _json
-      def install(raw):
-          loads = _json.loads
+      def _polyglot_sandbox_tools(raw):
+          import json
+          loads = json.loads
+          isinstance_, len_, dict_, str_ = isinstance, len, dict, str
+          TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
+          setattr_ = object.__setattr__
           class ToolError(RuntimeError):
               def __init__(self, message, code):
-                  super().__init__(message)
+                  RuntimeError_.__init__(self, message)
                   self.code = code
           ToolError.__module__ = 'tools'
           class Tool:
               __slots__ = ('_Tool__name',)
               def __init__(self, name):
-                  object.__setattr__(self, '_Tool__name', name)
+                  setattr_(self, '_Tool__name', name)
               def __getattr__(self, key):
                   if key.startswith('_'):
-                      raise AttributeError(key)
+                      raise AttributeError_(key)
                   return Tool(key if self.__name == '' else self.__name + '.' + key)
               def __setattr__(self, key, value):
-                  raise AttributeError('tools are read-only')
+                  raise AttributeError_('tools are read-only')
               def __delattr__(self, key):
-                  raise AttributeError('tools are read-only')
+                  raise AttributeError_('tools are read-only')
               def __repr__(self):
                   return '<tools>' if self.__name == '' else "<tool '" + self.__name + "'>"
               def __call__(self, *args, **kwargs):
                   if args and kwargs:
-                      raise TypeError('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
-                  if len(args) > 1:
-                      raise TypeError('tools.' + self.__name + '(): takes one dict or keyword arguments')
+                      raise TypeError_('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
+                  if len_(args) > 1:
+                      raise TypeError_('tools.' + self.__name + '(): takes one dict or keyword arguments')
                   a = args[0] if args else kwargs
-                  if not isinstance(a, dict):
-                      raise TypeError('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
+                  if not isinstance_(a, dict_):
+                      raise TypeError_('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
                   r = raw(self.__name, a)
                   body = loads(r[1:])
                   if r[0] == 'R':
@@ -140,7 +148,17 @@ public final class ToolGateway {
           Tool.__module__ = 'tools'
           Tool.__qualname__ = Tool.__name__ = 'Tools'
           return Tool('')
+      globals().pop('_polyglot_sandbox_tools')
       """;
+
+  // Constants: the engine keeps a source's compiled code only while the Source object lives, and these run
+  // in every context that has tools.
+  private static final Source JAVASCRIPT_PARSE =
+      Source.newBuilder("js", "JSON.parse", "sandbox-tools-json.js").internal(true).buildLiteral();
+  private static final Source JAVASCRIPT_INSTALL =
+      Source.newBuilder("js", JAVASCRIPT_WRAPPER, "sandbox-tools.js").internal(true).buildLiteral();
+  private static final Source PYTHON_INSTALL =
+      Source.newBuilder("python", PYTHON_WRAPPER, "sandbox-tools.py").internal(true).buildLiteral();
 
   private final Map<String, ToolBinding> tools;
   private final Language language;
@@ -166,19 +184,9 @@ public final class ToolGateway {
     probe = GuestProbe.in(context, language);
     ProxyExecutable raw = this::call;
     if (language == Language.JAVASCRIPT) {
-      Value parse = context.eval(Source.newBuilder("js", "JSON.parse", "sandbox-tools-json.js").internal(true)
-          .buildLiteral());
-      context.eval(Source.newBuilder("js", JAVASCRIPT_WRAPPER, "sandbox-tools.js").internal(true).buildLiteral())
-          .execute(raw, parse);
+      context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
     } else {
-      Value namespace = context.eval(Source.newBuilder("python", "{'__name__': 'tools'}", "sandbox-tools-ns.py")
-          .internal(true).buildLiteral());
-      Value exec = context.eval(Source.newBuilder("python",
-          "lambda src, ns: exec(compile(src, 'sandbox-tools.py', 'exec'), ns)", "sandbox-tools-exec.py")
-          .internal(true).buildLiteral());
-      exec.execute(PYTHON_WRAPPER, namespace);
-      Value root = namespace.getHashValue("install").execute(raw);
-      context.getBindings("python").putMember("tools", root);
+      context.getBindings("python").putMember("tools", context.eval(PYTHON_INSTALL).execute(raw));
     }
   }
 
@@ -188,14 +196,18 @@ public final class ToolGateway {
     if (args.length != 2 || !args[0].isString()) {
       return error("invalid_call", "tools are called as tools.name({...})");
     }
-    String name = args[0].asString();
-    ToolBinding tool = tools.get(name);
+    // The name is guest data: its length is asked before it is copied, so a huge one never reaches the host.
+    long length = probe.length(args[0]);
+    String name = length <= Tool.MAX_NAME_LENGTH ? args[0].asString() : null;
+    ToolBinding tool = name == null ? null : tools.get(name);
     if (tool == null) {
-      String shown = name.length() > 100 ? name.substring(0, 100) + "..." : name;
+      // A name longer than any tool's is neither copied nor shown.
+      String target = name == null ? "(a name of " + length + " characters)" : name;
       if (denials++ < MAX_DENIALS_REPORTED) {
-        guard.denied(Operation.TOOL_CALL, shown, Layer.TOOL_GATEWAY);
+        guard.denied(Operation.TOOL_CALL, target, Layer.TOOL_GATEWAY);
       }
-      return error("denied", "tool '" + shown + "' is not available in this sandbox");
+      return error("denied", (name == null ? "a tool name of " + length + " characters" : "tool '" + name + "'")
+          + " is not available in this sandbox");
     }
     if (guard.isCancelled()) {
       return error("cancelled", "the run was cancelled");
@@ -297,6 +309,9 @@ public final class ToolGateway {
    */
   private Object await(ToolBinding tool, Map<String, Object> arguments)
       throws TimeoutException, ExecutionException {
+    if (tool.inline()) {
+      return inline(tool, arguments);
+    }
     HandlerThreads.Call call;
     try {
       call = handlers.start(() -> tool.handler().call(arguments));
@@ -304,6 +319,33 @@ public final class ToolGateway {
       throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
     }
     return call.await(tool.timeout().toNanos(), CANCEL_POLL_NANOS, guard::isCancelled);
+  }
+
+  /**
+   * Runs an inline tool's handler here, on the guest thread; the run's guard interrupts it past its
+   * timeout or on cancellation, and the call then fails whatever the handler did.
+   */
+  private Object inline(ToolBinding tool, Map<String, Object> arguments)
+      throws TimeoutException, ExecutionException {
+    Object result = null;
+    Throwable failure = null;
+    guard.enterInlineCall(System.nanoTime() + tool.timeout().toNanos());
+    try {
+      result = tool.handler().call(arguments);
+    } catch (Throwable t) { // anything escaping here would reach the guest as a host exception
+      failure = t;
+    } finally {
+      if (guard.exitInlineCall()) {
+        if (guard.isCancelled()) {
+          throw new CancellationException("the run was cancelled");
+        }
+        throw new TimeoutException();
+      }
+    }
+    if (failure != null) {
+      throw new ExecutionException(failure);
+    }
+    return result;
   }
 
   private void record(ToolBinding tool, long argumentBytes, long start, Verdict verdict) {
