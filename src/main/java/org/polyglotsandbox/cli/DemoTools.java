@@ -29,6 +29,9 @@ import org.polyglotsandbox.ToolException;
  *   <li>{@code lookup}: {@code {key}}; the top-level entry {@code key} of a host JSON object file read
  *       when the sandbox starts, or null.
  * </ul>
+ *
+ * <p>All four work in memory and never block for long, so they are {@linkplain Tool.Builder#inline()
+ * inline}: their handlers run on the guest's thread.
  */
 public final class DemoTools {
   /** The names a policy file may list. */
@@ -60,12 +63,14 @@ public final class DemoTools {
                 {"type": "object", "required": ["utc", "epochMillis"],
                  "properties": {"utc": {"type": "string"}, "epochMillis": {"type": "integer"}}}""")
             .handler(args -> Map.of("utc", clock.instant().toString(), "epochMillis", clock.millis()))
+            .inline()
             .build();
         case "kv.get" -> Tool.builder("kv.get")
             .description("Reads a value from the in-memory key-value store; null if absent.")
             .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + "}, \"required\": [\"key\"],"
                 + " \"additionalProperties\": false}")
             .handler(args -> store.get((String) args.get("key")))
+            .inline()
             .build();
         case "kv.put" -> Tool.builder("kv.put")
             .description("Stores a JSON value in the in-memory key-value store.")
@@ -86,6 +91,7 @@ public final class DemoTools {
                 return Map.of("keys", store.size());
               }
             })
+            .inline()
             .build();
         case "lookup" -> lookup(lookupFile);
         default -> throw new IllegalArgumentException("'" + name + "' is not a demo tool (known: "
@@ -118,6 +124,7 @@ public final class DemoTools {
         .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + "}, \"required\": [\"key\"],"
             + " \"additionalProperties\": false}")
         .handler(args -> entries.get((String) args.get("key")))
+        .inline()
         .build();
   }
 }

@@ -28,8 +28,9 @@ import org.polyglotsandbox.ToolHandler;
 
 /**
  * The guest-to-host tool round trip: {@code tools.add({a, b})} from guest code (arguments copied out,
- * validated against a JSON Schema, handler run on a sandbox thread, result parsed back in the guest),
- * against the same handler called directly from Java in the same run.
+ * validated against a JSON Schema, handler run on a handler thread or, for an inline tool, on the guest
+ * thread, result parsed back in the guest), against the same handler called directly from Java in the
+ * same run.
  *
  * <p>Each {@code roundTrip} invocation is one sandbox run whose guest loop makes {@value #CALLS} calls;
  * {@code guestLoop} is the same run and loop calling a guest-local function instead, so
@@ -61,6 +62,10 @@ public class ToolCallBenchmark {
   @Param({"JAVASCRIPT", "PYTHON"})
   public Language language;
 
+  /** Where the handler runs: a handler thread (the default) or the guest's own ({@code Tool.Builder.inline()}). */
+  @Param({"HANDLER_THREAD", "INLINE"})
+  public String placement;
+
   private PolyglotSandbox sandbox;
   private String toolLoop;
   private String guestLoop;
@@ -68,8 +73,9 @@ public class ToolCallBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    Tool add = Tool.builder("add").parameters(PARAMETERS).result("{\"type\": \"integer\"}")
-        .maxCallsPerRun(CALLS).handler(ADD).build();
+    Tool.Builder builder = Tool.builder("add").parameters(PARAMETERS).result("{\"type\": \"integer\"}")
+        .maxCallsPerRun(CALLS).handler(ADD);
+    Tool add = "INLINE".equals(placement) ? builder.inline().build() : builder.build();
     Policy policy = Policy.computeOnly(language).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofMinutes(1)).build())
         .allowTools("add").build();

@@ -145,26 +145,29 @@ public final class ValueCopier {
       }
       return SKIP; // nothing host-side is ever handed to the guest; never copy one back out
     }
-    if (plainDataOnly && (v.canExecute() || v.canInstantiate())) {
+    // Each question below is a call into the guest language; each is asked once (a tool call's arguments
+    // go through here on every call).
+    boolean callable = v.canExecute();
+    boolean executable = callable || v.canInstantiate();
+    if (plainDataOnly && executable) {
       throw new NotPlainDataException(what + " may not hold functions");
     }
-    if (plainDataOnly && (v.isInstant() || v.isDate() || v.isTime() || v.isDuration() || v.isTimeZone())) {
-      throw new NotPlainDataException(what + " may not hold dates or times (pass them as strings)");
+    // An instant is also a date and a time.
+    if (v.isDate() || v.isTime() || (plainDataOnly && (v.isDuration() || v.isTimeZone()))) {
+      if (plainDataOnly) {
+        throw new NotPlainDataException(what + " may not hold dates or times (pass them as strings)");
+      }
+      return v.isInstant() ? v.asInstant().toString() : text(v); // an instant is a few dozen characters
     }
-    if (v.isInstant()) {
-      return v.asInstant().toString(); // at most a few dozen characters
-    }
-    if (v.isDate() || v.isTime()) {
-      return text(v);
-    }
-    boolean container = v.hasArrayElements() || v.hasHashEntries() || v.hasIterator()
-        || (language == Language.JAVASCRIPT && v.hasMembers() && !v.canExecute());
-    if (!container) {
+    boolean array = v.hasArrayElements();
+    boolean hash = !array && v.hasHashEntries();
+    boolean iterable = !array && !hash && v.hasIterator();
+    if (!array && !hash && !iterable && !(language == Language.JAVASCRIPT && !callable && v.hasMembers())) {
       if (plainDataOnly) {
         throw new NotPlainDataException(what + " may hold only null, booleans, numbers, strings, lists and"
             + " objects, not " + kind(v));
       }
-      return v.canExecute() || v.canInstantiate() ? SKIP : text(v);
+      return executable ? SKIP : text(v);
     }
     if (depth >= maxDepth) {
       throw reject(Reason.TOO_DEEP, "the " + what + " nests deeper than " + maxDepth + " levels"
@@ -178,13 +181,13 @@ public final class ValueCopier {
     }
     ancestors.add(v);
     try {
-      if (v.hasArrayElements()) {
+      if (array) {
         return list(v, depth);
       }
-      if (v.hasHashEntries()) {
+      if (hash) {
         return hash(v, depth);
       }
-      if (v.hasIterator()) {
+      if (iterable) {
         return iterate(v, depth);
       }
       return members(v, depth);

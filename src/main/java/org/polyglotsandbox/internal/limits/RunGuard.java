@@ -54,6 +54,10 @@ public final class RunGuard implements EnforcementSink {
   private final ReentrantLock delivery = new ReentrantLock();
   private int delivered;
   private boolean auditFinished;
+  /** The guest thread while it runs a tool handler itself (an inline tool), or null; guarded by this. */
+  private Thread inlineCaller;
+  private long inlineDeadline;
+  private boolean inlineInterrupted;
 
   /** @param canceller runs {@code close(true)} off the guest thread */
   public RunGuard(Executor canceller) {
@@ -145,9 +149,52 @@ public final class RunGuard implements EnforcementSink {
     return rejection.get();
   }
 
+  /**
+   * Marks the start of a tool handler running on the guest thread (an {@code inline} tool). Past
+   * {@code deadlineNanos} ({@link System#nanoTime()}), the resource monitor interrupts it, as does a
+   * cancel; a handler that ignores interrupts keeps the guest thread until it returns, though the run's
+   * result is still delivered by its deadline.
+   */
+  public synchronized void enterInlineCall(long deadlineNanos) {
+    inlineCaller = Thread.currentThread();
+    inlineDeadline = deadlineNanos;
+    inlineInterrupted = false;
+  }
+
+  /**
+   * Marks the end of the inline call started by {@link #enterInlineCall}, and clears the interrupt this
+   * guard sent, if any, so that it never reaches the guest.
+   *
+   * @return whether the call was interrupted (past its deadline, or cancelled)
+   */
+  public synchronized boolean exitInlineCall() {
+    inlineCaller = null;
+    boolean interrupted = inlineInterrupted;
+    inlineInterrupted = false;
+    if (interrupted) {
+      Thread.interrupted();
+    }
+    return interrupted;
+  }
+
+  /** Interrupts an inline call that is past its deadline; the resource monitor calls this periodically. */
+  synchronized void checkInlineCall(long nowNanos) {
+    if (inlineCaller != null && nowNanos - inlineDeadline > 0) {
+      interruptInlineCall();
+    }
+  }
+
+  private synchronized void interruptInlineCall() {
+    if (inlineCaller != null && !inlineInterrupted) {
+      inlineInterrupted = true;
+      inlineCaller.interrupt();
+    }
+  }
+
   /** Cancels the guest without a limit (the host gave up on the run or the sandbox is closing). */
   public void cancel() {
     cancelled = true;
+    interruptInlineCall();
     Context c = context;
     if (c != null) {
       canceller.execute(() -> {

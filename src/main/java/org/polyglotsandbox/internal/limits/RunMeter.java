@@ -67,11 +67,12 @@ public final class RunMeter {
     return guard;
   }
 
-  /** Trips the CPU or memory limit if this run is past it. */
+  /** Trips the CPU or memory limit if this run is past it, and interrupts an inline tool call past its timeout. */
   void check() {
     if (!isRunning()) {
       return;
     }
+    guard.checkInlineCall(System.nanoTime());
     Duration cpu = cpuTime();
     if (cpu.compareTo(maxCpu) > 0) {
       guard.trip(org.polyglotsandbox.Limit.CPU_TIME, "CPU time exceeded " + maxCpu.toMillis() + " ms",

@@ -68,7 +68,9 @@ final class HandlerThreads implements AutoCloseable {
       w.thread.start();
     } else {
       w.call = call;
-      LockSupport.unpark(w.thread);
+      if (w.parked) { // a spinning worker sees the call without the cost of an unpark
+        LockSupport.unpark(w.thread);
+      }
     }
     return call;
   }
@@ -87,6 +89,8 @@ final class HandlerThreads implements AutoCloseable {
     private final Callable<Object> task;
     private final Thread caller;
     private volatile boolean done;
+    /** Set while the caller parks, so {@link #publish} unparks only a caller that needs it. */
+    private volatile boolean waiting;
     private Object result; // published by the write to done
     private Throwable failure;
     private Thread runner; // guarded by this
@@ -116,7 +120,11 @@ final class HandlerThreads implements AutoCloseable {
           if (left <= 0) {
             throw new TimeoutException();
           }
-          LockSupport.parkNanos(this, Math.min(left, pollNanos));
+          waiting = true;
+          if (!done) { // checked after waiting is set: publish either sees waiting or is seen here
+            LockSupport.parkNanos(this, Math.min(left, pollNanos));
+          }
+          waiting = false;
           if (done) {
             break;
           }
@@ -166,7 +174,9 @@ final class HandlerThreads implements AutoCloseable {
     /** Hands the answer to the caller. */
     private void publish() {
       done = true;
-      LockSupport.unpark(caller);
+      if (waiting) {
+        LockSupport.unpark(caller);
+      }
     }
   }
 
@@ -178,6 +188,8 @@ final class HandlerThreads implements AutoCloseable {
     final Thread thread;
     final AtomicInteger state = new AtomicInteger(BUSY);
     volatile Call call;
+    /** Set while the worker parks, so {@link #start} unparks only a worker that needs it. */
+    volatile boolean parked;
 
     Worker() {
       thread = new Thread(this, "polyglot-sandbox-tool-" + NAMES.incrementAndGet());
@@ -234,7 +246,11 @@ final class HandlerThreads implements AutoCloseable {
           }
           start = System.nanoTime(); // claimed just now: the call is on its way
         } else {
-          LockSupport.parkNanos(this, IDLE_NANOS - waited);
+          parked = true;
+          if (call == null && !closed) { // checked after parked is set: start either sees parked or is seen here
+            LockSupport.parkNanos(this, IDLE_NANOS - waited);
+          }
+          parked = false;
         }
       }
     }

@@ -5,12 +5,14 @@ import java.util.Objects;
 import org.polyglotsandbox.ToolHandler;
 
 /**
- * What the gateway needs of one tool: its compiled schemas, handler, budget, timeout and argument cap.
+ * What the gateway needs of one tool: its compiled schemas, handler, budget, timeout, argument cap and
+ * where the handler runs.
  *
  * @param result the result schema, or null when results are not checked
+ * @param inline whether the handler runs on the guest thread instead of a handler thread
  */
 public record ToolBinding(String name, ToolSchema parameters, ToolSchema result, ToolHandler handler,
-    int maxCallsPerRun, Duration timeout, int maxArgumentBytes) {
+    int maxCallsPerRun, Duration timeout, int maxArgumentBytes, boolean inline) {
   public ToolBinding {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(parameters, "parameters");
