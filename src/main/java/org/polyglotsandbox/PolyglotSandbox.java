@@ -171,18 +171,19 @@ public final class PolyglotSandbox implements AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("sandbox is closed");
     }
+    GuestRun run;
     try {
-      GuestRun run = newRun(script, inputs);
-      active.add(run.guard());
-      try {
-        ExecutionResult result = run.execute();
-        run.guard().finishAudit(result.events().size());
-        return result;
-      } finally {
-        active.remove(run.guard());
-      }
-    } finally {
+      run = newRun(script, inputs);
+    } catch (RuntimeException | Error e) {
       admission.release();
+      throw e;
+    }
+    ExecutionResult result = null;
+    try {
+      result = run.execute();
+      return result;
+    } finally {
+      finish(run, result);
     }
   }
 
@@ -218,7 +219,6 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
       try {
         GuestRun run = newRun(script, inputs);
-        active.add(run.guard());
         out.whenComplete((r, e) -> {
           if (out.isCancelled()) {
             run.guard().cancel();
@@ -229,10 +229,8 @@ public final class PolyglotSandbox implements AutoCloseable {
           Executor finisher = Thread.currentThread() == watchdogThread ? runThreads : Runnable::run;
           finisher.execute(() -> {
             try {
-              run.guard().finishAudit(r.events().size());
+              finish(run, r);
             } finally {
-              active.remove(run.guard());
-              admission.release();
               out.complete(r);
             }
           });
@@ -284,14 +282,27 @@ public final class PolyglotSandbox implements AutoCloseable {
     return inputs;
   }
 
+  /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
   private GuestRun newRun(Script script, Map<String, String> inputs) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    GuestRun run =
-        new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script, inputs, toolRegistry,
-            prepared);
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script,
+        inputs, toolRegistry, prepared);
     run.guard().auditTo(auditor);
+    active.add(run.guard());
     return run;
+  }
+
+  /** Ends a run started by {@link #newRun}: delivers its audit (if it has a result), untracks it, frees its turn. */
+  private void finish(GuestRun run, ExecutionResult result) {
+    try {
+      if (result != null) {
+        run.guard().finishAudit(result.events().size());
+      }
+    } finally {
+      active.remove(run.guard());
+      admission.release();
+    }
   }
 
   /** A context for the pool: made and initialised off any run's path, with its own guard and output. */

@@ -246,9 +246,10 @@ public final class Tool {
 
     /**
      * Runs the handler on the guest's own thread, for handlers that neither block nor run long (an
-     * in-memory lookup, arithmetic, a clock). This saves the handoff to a handler thread and back,
-     * about 3 microseconds of a call's 5 to 6 on a 2-core machine (see {@code benchmarks/RESULTS.md}),
-     * and charges the handler's CPU time and allocation to the run's caps.
+     * in-memory lookup, arithmetic, a clock). This saves the handoff to a handler thread and back
+     * (measured on a 2-core machine, JavaScript: about 2.3 microseconds a call inline against about 7
+     * through a handler thread; see {@code benchmarks/RESULTS.md}), and charges the handler's CPU time
+     * and allocation to the run's caps.
      *
      * <p>The price: an inline handler cannot be abandoned. Past its {@link #timeout} (checked every
      * 10 ms) or when the run is cancelled, its thread is interrupted, and the call fails once the handler

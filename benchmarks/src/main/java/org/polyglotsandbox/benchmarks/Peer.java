@@ -11,6 +11,7 @@ import javax.script.ScriptException;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.HostAccess;
+import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.SandboxPolicy;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
@@ -39,37 +40,19 @@ public enum Peer {
   RAW_SHARED_ENGINE {
     @Override
     Runner open(Language language) {
-      Engine engine = Engine.newBuilder(language.id())
-          .sandbox(SandboxPolicy.CONSTRAINED)
-          .out(OutputStream.nullOutputStream())
-          .err(OutputStream.nullOutputStream())
-          .build();
-      try {
-        String name = engine.getImplementationName();
-        RuntimeCheck.require("raw Engine", name, !"Interpreted".equals(name));
-      } catch (RuntimeException e) {
-        engine.close();
-        throw e;
-      }
-      return new Runner() {
-        @Override
-        public Object run(String code) {
-          try (Context context = Context.newBuilder(language.id())
-              .engine(engine)
-              .sandbox(SandboxPolicy.CONSTRAINED)
-              .out(OutputStream.nullOutputStream())
-              .err(OutputStream.nullOutputStream())
-              .build()) {
-            Value value = context.eval(Source.create(language.id(), code));
-            return value.fitsInLong() ? (Object) value.asLong() : value.toString();
-          }
-        }
+      return raw(language, null);
+    }
+  },
 
-        @Override
-        public void close() {
-          engine.close();
-        }
-      };
+  /**
+   * {@link #RAW_SHARED_ENGINE} with GraalVM's statement limit set as the sandbox sets it by default
+   * ({@link Limits#maxStatements()}): what that one layer costs, instrumenting every statement of fresh code.
+   */
+  RAW_STATEMENT_LIMIT {
+    @Override
+    Runner open(Language language) {
+      return raw(language, ResourceLimits.newBuilder()
+          .statementLimit(Limits.builder().build().maxStatements(), null).build());
     }
   },
 
@@ -193,13 +176,15 @@ public enum Peer {
    * The sandbox with a warm pool of two untouched contexts per language ({@code warmContexts(2)}),
    * otherwise as {@link #SANDBOX}. Each run takes a context no guest has touched and closes it; the pool
    * refills in the background. {@link Runner#awaitReady()} waits (outside the measurement) until the pool
-   * holds a context again: the case of requests arriving slower than the pool refills. Back to back
+   * is full again: the case of requests arriving slower than the pool refills, and no refill competing
+   * with the measured run for the CPU (a context costs 2-4 ms to make, more than most tasks). Back to back
    * (the throughput benchmark) the pool runs dry and runs make their own contexts.
    */
   SANDBOX_POOLED {
     @Override
     Runner open(Language language) {
-      PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(2).build();
+      int poolSize = 2;
+      PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(poolSize).build();
       Runner runner = sandbox(sandbox, language);
       return new Runner() {
         @Override
@@ -210,7 +195,7 @@ public enum Peer {
         @Override
         public void awaitReady() {
           long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-          while (sandbox.warmContexts(language) == 0) {
+          while (sandbox.warmContexts(language) < poolSize) {
             if (System.nanoTime() > end) {
               throw new IllegalStateException("the warm pool did not refill within 60 s");
             }
@@ -228,6 +213,44 @@ public enum Peer {
 
   /** Builds this design's runner for one language; checks that GraalVM designs run optimized. */
   abstract Runner open(Language language);
+
+  /** A fresh context per task on one shared engine; with {@code limits} if not null. */
+  private static Runner raw(Language language, ResourceLimits limits) {
+    Engine engine = Engine.newBuilder(language.id())
+        .sandbox(SandboxPolicy.CONSTRAINED)
+        .out(OutputStream.nullOutputStream())
+        .err(OutputStream.nullOutputStream())
+        .build();
+    try {
+      String name = engine.getImplementationName();
+      RuntimeCheck.require("raw Engine", name, !"Interpreted".equals(name));
+    } catch (RuntimeException e) {
+      engine.close();
+      throw e;
+    }
+    return new Runner() {
+      @Override
+      public Object run(String code) {
+        Context.Builder builder = Context.newBuilder(language.id())
+            .engine(engine)
+            .sandbox(SandboxPolicy.CONSTRAINED)
+            .out(OutputStream.nullOutputStream())
+            .err(OutputStream.nullOutputStream());
+        if (limits != null) {
+          builder.resourceLimits(limits);
+        }
+        try (Context context = builder.build()) {
+          Value value = context.eval(Source.create(language.id(), code));
+          return value.fitsInLong() ? (Object) value.asLong() : value.toString();
+        }
+      }
+
+      @Override
+      public void close() {
+        engine.close();
+      }
+    };
+  }
 
   /** Runs one task's text in a brand-new environment; {@link #close()} releases the engine or sandbox. */
   interface Runner extends AutoCloseable {

@@ -48,7 +48,8 @@ import org.polyglotsandbox.Language;
 @Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; GraalVM designs check them in the fork
 @State(Scope.Benchmark)
 public class PeersBenchmark {
-  @Param({"RAW_SHARED_ENGINE", "FRESH_ENGINE_CONTEXT", "NASHORN", "RHINO", "SANDBOX", "SANDBOX_POOLED"})
+  @Param({"RAW_SHARED_ENGINE", "RAW_STATEMENT_LIMIT", "FRESH_ENGINE_CONTEXT", "NASHORN", "RHINO", "SANDBOX",
+      "SANDBOX_POOLED"})
   public Peer design;
 
   @Param

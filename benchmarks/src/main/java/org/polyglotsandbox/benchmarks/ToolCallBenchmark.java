@@ -43,7 +43,8 @@ import org.polyglotsandbox.ToolHandler;
  * benchmarks/run ToolCallBenchmark
  * }</pre>
  *
- * <p>Target: under 5 microseconds per call (JavaScript, optimizing runtime on, small arguments).
+ * <p>Target: under 5 microseconds per call (optimizing runtime on, small arguments). Met for JavaScript
+ * with an inline tool; see {@code benchmarks/RESULTS.md}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
