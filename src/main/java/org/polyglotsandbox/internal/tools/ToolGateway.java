@@ -23,9 +23,9 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
+import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
 import org.polyglotsandbox.internal.boundary.GuestProbe;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
@@ -48,7 +48,8 @@ import org.polyglotsandbox.internal.limits.RunGuard;
  * count it against the tool's budget (over it, the run ends with {@link Limit#TOOL_CALLS}); copy the
  * arguments once, on the guest thread and so under the guest's limits, as strict plain data; validate
  * that copy; run the handler on a sandbox thread with the tool's timeout while watching for the run
- * being cancelled (an inline tool's handler runs right here, interrupted by the run's guard instead); check and encode the result. Every call is recorded as a {@link ToolCall} event.
+ * being cancelled (an inline tool's handler runs right here, interrupted by the run's guard instead);
+ * check and encode the result. Every call is recorded as a {@link ToolCall} event.
  */
 public final class ToolGateway {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
@@ -110,7 +111,7 @@ public final class ToolGateway {
       def _polyglot_sandbox_tools(raw):
           import json
           loads = json.loads
-          isinstance_, len_, dict_, str_ = isinstance, len, dict, str
+          isinstance_, len_, dict_ = isinstance, len, dict
           TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
           setattr_ = object.__setattr__
           class ToolError(RuntimeError):
