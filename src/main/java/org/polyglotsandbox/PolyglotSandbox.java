@@ -65,6 +65,8 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
 public final class PolyglotSandbox implements AutoCloseable {
   private static final int SOURCES_KEPT = 256;
   private static final long SOURCE_CHARS_KEPT = 16L << 20;
+  /** How long the warm pool holds back a refill while guests run and it still has a context ready. */
+  private static final Duration REFILL_DEFER = Duration.ofMillis(50);
   private final Policy policy;
   private final Engine engine;
   /** Keeps recent scripts' sources alive so a repeated script reuses its compiled code. */
@@ -302,6 +304,10 @@ public final class PolyglotSandbox implements AutoCloseable {
     } finally {
       active.remove(run.guard());
       admission.release();
+      WarmPool<Language, RunEnvironment> p = pool;
+      if (p != null) {
+        p.wake();
+      }
     }
   }
 
@@ -349,7 +355,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
     }
     if (warmContexts > 0) {
-      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool");
+      // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
+      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool",
+          () -> admission.running() > 0, REFILL_DEFER);
     }
     if (jitBudget.isZero()) {
       return;

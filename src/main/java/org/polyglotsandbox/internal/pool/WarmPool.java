@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -19,6 +20,10 @@ import java.util.function.Function;
  * <p>One daemon thread refills, one item at a time, round-robin over the keys. If making an item fails,
  * the failure is logged and the thread waits before trying again, so a broken factory cannot spin.
  *
+ * <p>While {@code busy} says so and a key still has an item ready, its refill waits, at most
+ * {@code maxDefer}, or until {@link #wake()}: making an item (a context: 2-4 ms of CPU) right after a
+ * run took one would compete with that very run for the CPU. An empty key is refilled at once.
+ *
  * @param <K> what an item is made for (a language)
  * @param <T> the item; closed by the pool only if it is never handed out
  */
@@ -28,6 +33,8 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
 
   private final int size;
   private final Function<K, T> factory;
+  private final BooleanSupplier busy;
+  private final long maxDeferNanos;
   private final Map<K, BlockingQueue<T>> idle = new LinkedHashMap<>();
   private final Object lock = new Object();
   private final AtomicLong made = new AtomicLong();
@@ -35,21 +42,38 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private boolean closed;
   private boolean wanted = true;
 
+  /** A pool that refills as soon as an item is taken. */
+  public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName) {
+    this(keys, size, factory, threadName, () -> false, Duration.ZERO);
+  }
+
   /**
    * Starts refilling at once.
    *
    * @param size items kept ready per key, at least 1
    * @param factory makes one ready item; may throw
+   * @param busy whether to hold back a refill that is not urgent (the key still has an item)
+   * @param maxDefer how long a refill is held back at most
    */
-  public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName) {
+  public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName, BooleanSupplier busy,
+      Duration maxDefer) {
     if (size < 1) {
       throw new IllegalArgumentException("pool size (" + size + ") must be at least 1");
     }
     this.size = size;
     this.factory = factory;
+    this.busy = busy;
+    this.maxDeferNanos = maxDefer.toNanos();
     keys.forEach(k -> idle.put(k, new ArrayBlockingQueue<>(size)));
     this.filler = Thread.ofPlatform().name(threadName).daemon(true).unstarted(this::refill);
     filler.start();
+  }
+
+  /** Tells a refill held back while busy to look again (call when a run ends). */
+  public void wake() {
+    synchronized (lock) {
+      lock.notifyAll();
+    }
   }
 
   /** A ready item for {@code key}, removed from the pool, or null if none is ready. */
@@ -114,6 +138,16 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
           } catch (InterruptedException e) {
             return;
           }
+        }
+        long deferUntil = System.nanoTime() + maxDeferNanos;
+        try {
+          long left;
+          while (!closed && !idle.get(key).isEmpty() && busy.getAsBoolean()
+              && (left = deferUntil - System.nanoTime()) > 0) {
+            lock.wait(Math.max(1, left / 1_000_000));
+          }
+        } catch (InterruptedException e) {
+          return;
         }
         if (closed) {
           return;

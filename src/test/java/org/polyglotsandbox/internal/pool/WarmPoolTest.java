@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +47,32 @@ class WarmPoolTest {
       assertThat(pool.ready("js")).isEqualTo(3);
       assertThat(pool.ready("py")).isEqualTo(3);
       assertThat(pool.made()).isEqualTo(6);
+    }
+  }
+
+  @Test
+  void whileBusy_aRefillWaitsUnlessTheKeyRanEmpty_andResumesWhenWoken() throws Exception {
+    AtomicBoolean busy = new AtomicBoolean();
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool-busy", busy::get,
+        Duration.ofMinutes(5))) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      busy.set(true);
+      assertThat(pool.poll("js")).isNotNull();
+      // One item is still ready, so the refill is held back while busy.
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      assertThat(pool.made()).isEqualTo(2);
+      // Empty: refilled at once, busy or not, up to the item held back as well.
+      assertThat(pool.poll("js")).isNotNull();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (pool.ready("js") == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(pool.ready("js")).isEqualTo(1);
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      busy.set(false);
+      pool.wake();
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.made()).isEqualTo(4);
     }
   }
 
