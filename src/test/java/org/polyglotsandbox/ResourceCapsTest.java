@@ -38,8 +38,10 @@ class ResourceCapsTest {
             .build())
         .build();
     cpuCapped = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
+            // Only the CPU cap is meant to act: until the JIT compiles the busy loop, the interpreter can
+            // allocate a gigabyte in the first second of CPU on a loaded machine (seen in CI).
             .limits(Limits.builder().maxStatements(Long.MAX_VALUE).wallTime(Duration.ofSeconds(60)).maxCpuTime(CPU)
-                .build())
+                .maxAllocatedBytes(Long.MAX_VALUE).build())
             .build())
         .build();
   }
