@@ -247,7 +247,7 @@ public final class Tool {
     /**
      * Runs the handler on the guest's own thread, for handlers that neither block nor run long (an
      * in-memory lookup, arithmetic, a clock). This saves the handoff to a handler thread and back
-     * (measured on a 2-core machine, JavaScript: about 2.3 microseconds a call inline against about 7
+     * (measured on a 2-core machine, JavaScript: 1.9 microseconds median per call inline against 5.6
      * through a handler thread; see {@code benchmarks/RESULTS.md}), and charges the handler's CPU time
      * and allocation to the run's caps.
      *
