@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
@@ -24,6 +25,8 @@ import org.polyglotsandbox.internal.tools.ToolSchema;
  */
 public final class Script {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+  /** Globals the sandbox defines itself: an input of the same name would hide them, or fail to bind. */
+  private static final Set<String> RESERVED = Set.of("tools", "readText");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,128}");
   /** Guest paths a script may declare as output files. */
   static final int MAX_OUTPUT_FILES = 256;
@@ -63,14 +66,18 @@ public final class Script {
   /**
    * This script with inputs bound as global variables.
    *
-   * @throws IllegalArgumentException if a name is not an identifier; values are checked when the
-   *     script runs
+   * @throws IllegalArgumentException if a name is not an identifier, or is {@code tools} or
+   *     {@code readText} (the sandbox's own globals); values are checked when the script runs
    */
   public Script withInputs(Map<String, ?> inputs) {
     Map<String, Object> copy = new LinkedHashMap<>();
     inputs.forEach((k, v) -> {
       if (k == null || !IDENTIFIER.matcher(k).matches()) {
         throw new IllegalArgumentException("input name '" + k + "' is not a valid identifier");
+      }
+      if (RESERVED.contains(k)) {
+        throw new IllegalArgumentException("input name '" + k + "' is reserved: the sandbox defines "
+            + String.join(" and ", new TreeSet<>(RESERVED)) + " itself");
       }
       copy.put(k, v);
     });

@@ -90,5 +90,10 @@ class ValueCopyTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("input cfg.when is a Object");
     assertThatThrownBy(() -> Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("not an id", 1)))
         .hasMessageContaining("'not an id'");
+    for (String reserved : List.of("tools", "readText")) {
+      assertThatThrownBy(() -> Script.of(Language.PYTHON, "1").withInputs(Map.of(reserved, 1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("input name '" + reserved + "' is reserved: the sandbox defines readText and tools itself");
+    }
   }
 }
