@@ -49,4 +49,23 @@ final class GuestCode {
   static String attempt(Language language, String javascript, String python) {
     return language == Language.JAVASCRIPT ? jsAttempt(javascript) : pythonAttempt(python);
   }
+
+  /**
+   * A program whose value lists, per probe (a {JavaScript, Python} pair of expressions), its result as
+   * JSON or, if it raised, {@code "<error type>|<code>|<message>"}, where {@code code} is a tool error's
+   * code. Python definitions in {@code pythonPrelude} are available to the expressions.
+   */
+  static String toolAttempts(Language language, String pythonPrelude, String[]... probes) {
+    StringBuilder js = new StringBuilder("[");
+    StringBuilder py = new StringBuilder("import json\n" + pythonPrelude + "\ndef __try(f):\n    try:\n"
+        + "        return json.dumps(f())\n    except Exception as e:\n"
+        + "        return type(e).__name__ + '|' + str(getattr(e, 'code', None)) + '|' + str(e)\n[");
+    for (String[] p : probes) {
+      js.append("() => ").append(p[0]).append(",\n");
+      py.append("__try(lambda: ").append(p[1]).append("),\n");
+    }
+    js.append("].map(f => { try { return JSON.stringify(f()); } catch (e) {"
+        + " return e.name + '|' + e.code + '|' + e.message; } })");
+    return of(language, js.toString(), py.append("]").toString());
+  }
 }

@@ -112,15 +112,8 @@ class InlineToolTest {
   @ParameterizedTest
   @EnumSource(Language.class)
   void inlineHandlerFailuresAndHostObjects_crossTheGatewayAsPlainErrors(Language language) {
-    ExecutionResult r = sandbox.run(language, of(language, """
-        [() => tools.fail(), () => tools.leak()].map(f => { try { return f(); } catch (e) {
-          return e.name + '|' + e.code + '|' + e.message; } })""", """
-        def t(f):
-            try:
-                return f()
-            except Exception as e:
-                return type(e).__name__ + '|' + e.code + '|' + str(e)
-        [t(lambda: tools.fail()), t(lambda: tools.leak())]"""));
+    ExecutionResult r = sandbox.run(language, GuestCode.toolAttempts(language, "",
+        new String[] {"tools.fail()", "tools.fail()"}, new String[] {"tools.leak()", "tools.leak()"}));
     assertThatRun(r).leaksNoHostDetail().hasValue(List.of(
         "ToolError|failed|tool 'fail' failed: disk full at <host>",
         "ToolError|invalid_result|tool 'leak' returned a result that is not plain data"));

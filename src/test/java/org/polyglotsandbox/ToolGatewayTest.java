@@ -80,23 +80,9 @@ class ToolGatewayTest {
     return sandbox.run(language, of(language, javascript, python));
   }
 
-  /**
-   * Evaluates each guest expression in one run; the value is a list holding, per expression, its result
-   * as JSON or, if it raised, {@code "<error type>|<code>|<message>"}. Python definitions in
-   * {@code pythonPrelude} are available to the expressions.
-   */
+  /** Runs {@link GuestCode#toolAttempts} on the shared sandbox. */
   private static ExecutionResult attempts(Language language, String pythonPrelude, String[]... probes) {
-    StringBuilder js = new StringBuilder("[");
-    StringBuilder py = new StringBuilder("import json\n" + pythonPrelude + "\ndef __try(f):\n    try:\n"
-        + "        return json.dumps(f())\n    except Exception as e:\n"
-        + "        return type(e).__name__ + '|' + str(getattr(e, 'code', None)) + '|' + str(e)\n[");
-    for (String[] p : probes) {
-      js.append("() => ").append(p[0]).append(",\n");
-      py.append("__try(lambda: ").append(p[1]).append("),\n");
-    }
-    js.append("].map(f => { try { return JSON.stringify(f()); } catch (e) {"
-        + " return e.name + '|' + e.code + '|' + e.message; } })");
-    return run(language, js.toString(), py.append("]").toString());
+    return sandbox.run(language, GuestCode.toolAttempts(language, pythonPrelude, probes));
   }
 
   @SuppressWarnings("unchecked")

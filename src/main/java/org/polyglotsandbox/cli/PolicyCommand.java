@@ -42,19 +42,23 @@ final class PolicyCommand implements Callable<Integer> {
 
   /** A policy file (or none) as the command line uses it, with what the file left open spelled out. */
   record Loaded(String file, Policy policy, boolean languagesFromProgram, List<Tool> tools) {
-    /** The file's languages, or both when it lists none (a run then allows just its program's language). */
-    static Loaded of(String policyFile) {
-      if (policyFile == null) {
-        return new Loaded(null, Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON), true, List.of());
-      }
-      PolicyFile p;
+    /** Parses the policy file named on the command line; a bad path or file is a usage error. */
+    static PolicyFile read(String policyFile) {
       try {
-        p = PolicyFile.parse(Path.of(policyFile));
+        return PolicyFile.parse(Path.of(policyFile));
       } catch (InvalidPathException e) {
         throw new UsageException("policy file " + Text.quote(policyFile) + " is not a valid path");
       } catch (PolicyFileException e) {
         throw new UsageException(e.getMessage());
       }
+    }
+
+    /** The file's languages, or both when it lists none (a run then allows just its program's language). */
+    static Loaded of(String policyFile) {
+      if (policyFile == null) {
+        return new Loaded(null, Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON), true, List.of());
+      }
+      PolicyFile p = read(policyFile);
       List<Language> languages = new ArrayList<>(p.languages().isEmpty() ? List.of(Language.values()) : p.languages());
       Policy policy = p.toBuilder(languages.get(0), languages.subList(1, languages.size()).toArray(Language[]::new))
           .build();

@@ -289,14 +289,7 @@ final class RunCommand implements Callable<Integer> {
     Policy.Builder b;
     Limits limits;
     if (policyFile != null) {
-      PolicyFile p;
-      try {
-        p = PolicyFile.parse(Path.of(policyFile));
-      } catch (InvalidPathException e) {
-        throw new UsageException("policy file " + Text.quote(policyFile) + " is not a valid path");
-      } catch (PolicyFileException e) {
-        throw new UsageException(e.getMessage());
-      }
+      PolicyFile p = PolicyCommand.Loaded.read(policyFile);
       if (!p.languages().isEmpty() && !p.languages().contains(lang)) {
         throw new UsageException(policyFile + ": languages: does not allow " + lang.id() + ", the language of "
             + Text.quote(file) + " (allowed: "

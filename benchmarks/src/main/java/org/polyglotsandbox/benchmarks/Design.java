@@ -25,18 +25,7 @@ public enum Design {
   RAW_SHARED_ENGINE {
     @Override
     Runner open(Language language, String code) {
-      Engine engine = Engine.newBuilder(language.id())
-          .sandbox(SandboxPolicy.CONSTRAINED)
-          .out(OutputStream.nullOutputStream())
-          .err(OutputStream.nullOutputStream())
-          .build();
-      try {
-        String name = engine.getImplementationName();
-        RuntimeCheck.require("raw Engine", name, !"Interpreted".equals(name));
-      } catch (RuntimeException e) {
-        engine.close();
-        throw e;
-      }
+      Engine engine = Peer.rawEngine(language);
       Source source = Source.create(language.id(), code);
       return new Runner() {
         @Override

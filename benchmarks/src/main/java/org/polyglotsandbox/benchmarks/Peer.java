@@ -214,8 +214,8 @@ public enum Peer {
   /** Builds this design's runner for one language; checks that GraalVM designs run optimized. */
   abstract Runner open(Language language);
 
-  /** A fresh context per task on one shared engine; with {@code limits} if not null. */
-  private static Runner raw(Language language, ResourceLimits limits) {
+  /** A shared {@link SandboxPolicy#CONSTRAINED} engine, output discarded, checked to run optimized. */
+  static Engine rawEngine(Language language) {
     Engine engine = Engine.newBuilder(language.id())
         .sandbox(SandboxPolicy.CONSTRAINED)
         .out(OutputStream.nullOutputStream())
@@ -228,6 +228,12 @@ public enum Peer {
       engine.close();
       throw e;
     }
+    return engine;
+  }
+
+  /** A fresh context per task on one shared engine; with {@code limits} if not null. */
+  private static Runner raw(Language language, ResourceLimits limits) {
+    Engine engine = rawEngine(language);
     return new Runner() {
       @Override
       public Object run(String code) {

@@ -66,7 +66,7 @@ public class PythonPeersBenchmark {
     }
   }
 
-  /** Not measured: a pooled design waits for its pool to hold a context again. */
+  /** Not measured: a pooled design waits for its pool to be full again. */
   @Setup(Level.Invocation)
   public void ready() {
     trial.awaitReady();
