@@ -34,16 +34,17 @@ import org.polyglotsandbox.Language;
  * benchmarks/plot benchmarks/target/peers.json benchmarks/target/peers.png
  * }</pre>
  *
- * <p>30 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 18 minutes on 2 cores. The warm-up is
- * in one-second iterations so that the log shows when each design stops improving. On 2 cores the
- * Truffle and HotSpot compiler threads share the machine with the benchmark, and designs were still
- * getting faster after 10 s of warm-up in trial runs (see RESULTS.md). Check the warm-up iterations of
- * a new run: if they still fall at the end, raise {@code -wi}. {@link Peer#SANDBOX_POOLED} waits for its
- * pool before each invocation ({@link #ready()}, not measured).
+ * <p>42 trials of 40 x 1 s warm-up and 5 x 2 s measurement, about 40 minutes on 2 cores. The warm-up is
+ * in one-second iterations so that the log shows when each design stops improving. It is as long as
+ * the slowest design to settle needs: {@link Peer#SANDBOX_POOLED} waits for its pool before each
+ * invocation ({@link #ready()}, not measured), so it runs about a tenth as many tasks per second of
+ * warm-up as a design that runs back to back, and with a different text each time it was still
+ * getting faster after 30 s (RESULTS.md, 2026-12-01). Check the warm-up iterations of a new run: if
+ * they still fall at the end, raise {@code -wi}.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 20, time = 1, timeUnit = TimeUnit.SECONDS)
+@Warmup(iterations = 40, time = 1, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; GraalVM designs check them in the fork
 @State(Scope.Benchmark)
