@@ -6,13 +6,16 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.zip.GZIPInputStream;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
@@ -30,7 +33,8 @@ import org.jfree.data.xy.YIntervalSeriesCollection;
  * design at the median with a whisker up to p99, on a log scale. Results in other modes are skipped.
  *
  * <p>Run through {@code benchmarks/plot}: {@code benchmarks/plot <results.json> <chart.png> [note]},
- * where the note (for example "loaded machine") is printed under the title.
+ * where the note (for example "loaded machine") is printed under the title. A file whose name ends in
+ * {@code .gz} is read through gzip, as the results kept in {@code benchmarks/results/} are.
  */
 public final class PlotResults {
   /** Distinct colours that stay readable on white (JFreeChart's defaults include a pale yellow). */
@@ -65,7 +69,11 @@ public final class PlotResults {
   }
 
   private static List<Point> read(File in) throws IOException {
-    JsonNode root = new ObjectMapper().readTree(in);
+    JsonNode root;
+    try (InputStream raw = new FileInputStream(in);
+        InputStream text = in.getName().endsWith(".gz") ? new GZIPInputStream(raw) : raw) {
+      root = new ObjectMapper().readTree(text);
+    }
     List<Point> points = new ArrayList<>();
     Set<String> classes = new HashSet<>();
     for (JsonNode r : root) {
