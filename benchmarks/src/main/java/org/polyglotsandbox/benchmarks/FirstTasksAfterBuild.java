@@ -2,17 +2,14 @@ package org.polyglotsandbox.benchmarks;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 
 /**
  * What {@link PolyglotSandbox.Builder#warmUp} buys a server: the latency of the first tasks after
  * {@code build()} returns, with and without it. Not a JMH benchmark, because JMH's warm-up is exactly
- * what this leaves out. Each JVM builds one pooled sandbox ({@code warmContexts(2)}, the policy of
- * {@link Peer#SANDBOX_POOLED}) with {@code warmUp(args[0] seconds)}, then runs {@code args[1]} tasks of
+ * what this leaves out. Each JVM builds the runner of {@link Peer#SANDBOX_POOLED} with
+ * {@code warmUp(args[0] seconds)} ({@link Peer#pooled}), then runs {@code args[1]} tasks of
  * {@link PeerTask#B}, each with a text never seen before and a full pool (as {@link PeersBenchmark}),
  * and prints the median and p90 of each block of 200 tasks. Every answer is checked.
  *
@@ -23,7 +20,6 @@ import org.polyglotsandbox.PolyglotSandbox;
  */
 public final class FirstTasksAfterBuild {
   private static final int BLOCK = 200;
-  private static final int POOL = 2;
 
   private FirstTasksAfterBuild() {}
 
@@ -36,21 +32,16 @@ public final class FirstTasksAfterBuild {
     }
     Language js = Language.JAVASCRIPT;
     long start = System.nanoTime();
-    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(Peer.policy(js)).warmContexts(POOL)
-        .warmUp(Duration.ofSeconds(seconds)).build()) {
-      RuntimeCheck.require("PolyglotSandbox", sandbox.runtimeName(), sandbox.isOptimizingRuntime());
+    try (Peer.Runner runner = Peer.pooled(js, Duration.ofSeconds(seconds))) {
       System.out.printf("warmUp(%d s): build() took %.1f s%n", seconds, (System.nanoTime() - start) / 1e9);
       long[] nanos = new long[tasks];
       for (int i = 0; i < tasks; i++) {
-        awaitFullPool(sandbox, js);
+        runner.awaitReady();
         String text = PeerTask.SourceMode.UNIQUE.text(PeerTask.B.code(js), js, i + 1);
         long t0 = System.nanoTime();
-        ExecutionResult result = sandbox.run(js, text);
+        Object value = runner.run(text);
         nanos[i] = System.nanoTime() - t0;
-        if (!result.isOk()) {
-          throw new IllegalStateException("task " + i + " failed: " + result);
-        }
-        Answers.require(Peer.SANDBOX_POOLED, PeerTask.B, result.value(), PeerTask.B.expected);
+        Answers.require(Peer.SANDBOX_POOLED, PeerTask.B, value, PeerTask.B.expected);
       }
       for (int from = 0; from < tasks; from += BLOCK) {
         long[] block = Arrays.copyOfRange(nanos, from, from + BLOCK);
@@ -58,16 +49,6 @@ public final class FirstTasksAfterBuild {
         System.out.printf("tasks %4d-%4d: median %.3f ms, p90 %.3f ms%n", from + 1, from + BLOCK,
             block[BLOCK / 2] / 1e6, block[BLOCK * 9 / 10] / 1e6);
       }
-    }
-  }
-
-  private static void awaitFullPool(PolyglotSandbox sandbox, Language language) {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (sandbox.warmContexts(language) < POOL) {
-      if (System.nanoTime() > end) {
-        throw new IllegalStateException("the warm pool did not refill within 60 s");
-      }
-      LockSupport.parkNanos(100_000);
     }
   }
 }

@@ -183,31 +183,7 @@ public enum Peer {
   SANDBOX_POOLED {
     @Override
     Runner open(Language language) {
-      int poolSize = 2;
-      PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(poolSize).build();
-      Runner runner = sandbox(sandbox, language);
-      return new Runner() {
-        @Override
-        public Object run(String code) {
-          return runner.run(code);
-        }
-
-        @Override
-        public void awaitReady() {
-          long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-          while (sandbox.warmContexts(language) < poolSize) {
-            if (System.nanoTime() > end) {
-              throw new IllegalStateException("the warm pool did not refill within 60 s");
-            }
-            LockSupport.parkNanos(100_000);
-          }
-        }
-
-        @Override
-        public void close() {
-          runner.close();
-        }
-      };
+      return pooled(language, Duration.ZERO);
     }
   };
 
@@ -275,6 +251,39 @@ public enum Peer {
     return Policy.builder().allowLanguages(language)
         .limits(Limits.builder().wallTime(Duration.ofMinutes(1)).build())
         .build();
+  }
+
+  /**
+   * The runner of {@link #SANDBOX_POOLED}, built with {@code warmUp(warmUp)} ({@link Duration#ZERO}: the
+   * design as benchmarked); {@link FirstTasksAfterBuild} measures what a warm-up changes.
+   */
+  static Runner pooled(Language language, Duration warmUp) {
+    int poolSize = 2;
+    PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(poolSize)
+        .warmUp(warmUp).build();
+    Runner runner = sandbox(sandbox, language);
+    return new Runner() {
+      @Override
+      public Object run(String code) {
+        return runner.run(code);
+      }
+
+      @Override
+      public void awaitReady() {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (sandbox.warmContexts(language) < poolSize) {
+          if (System.nanoTime() > end) {
+            throw new IllegalStateException("the warm pool did not refill within 60 s");
+          }
+          LockSupport.parkNanos(100_000);
+        }
+      }
+
+      @Override
+      public void close() {
+        runner.close();
+      }
+    };
   }
 
   static Runner sandbox(PolyglotSandbox sandbox, Language language) {
