@@ -1,0 +1,613 @@
+package org.polyglotsandbox;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.graalvm.polyglot.Engine;
+import org.polyglotsandbox.internal.audit.Auditor;
+import org.polyglotsandbox.internal.boundary.NotPlainDataException;
+import org.polyglotsandbox.internal.boundary.PlainData;
+import org.polyglotsandbox.internal.engine.ContextFactory;
+import org.polyglotsandbox.internal.engine.LogOutputStream;
+import org.polyglotsandbox.internal.engine.SourceCache;
+import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
+import org.polyglotsandbox.internal.limits.ResourceMonitor;
+import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.pool.Admission;
+import org.polyglotsandbox.internal.pool.RunThreads;
+import org.polyglotsandbox.internal.pool.WarmPool;
+import org.polyglotsandbox.internal.tools.ToolBinding;
+import org.polyglotsandbox.internal.tools.ToolRegistry;
+
+/**
+ * Runs untrusted JavaScript and Python under a deny-by-default {@link Policy}.
+ *
+ * <pre>{@code
+ * Policy policy = Policy.builder()
+ *     .allowLanguages(Language.PYTHON)
+ *     .mount(Mount.readOnly(Path.of("sales.csv"), "/data/sales.csv"))
+ *     .limits(Limits.builder().wallTime(Duration.ofSeconds(2)).build())
+ *     .build();
+ * try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).build()) {
+ *   ExecutionResult r = sandbox.run(Language.PYTHON, "len(open('/data/sales.csv').readlines())");
+ * }
+ * }</pre>
+ *
+ * <p>Every run gets a fresh context and a fresh in-memory file system holding only the mounts; the
+ * sandbox shares one GraalVM {@link Engine} across runs for code caching and nothing else. A
+ * {@linkplain Builder#warmContexts warm pool} can make contexts in advance; each is still used by one
+ * run only. Runs are safe to start from many threads ({@link #run}, {@link #runAsync}); at most
+ * {@linkplain Builder#maxConcurrentRuns a bound} run at once and a bounded number wait, the rest are
+ * refused at once. {@link #run} never throws for anything guest code does.
+ *
+ * <p>Guest code affects the world only through {@link Tool}s: registered with {@link Builder#tool} and
+ * allowed by name in the policy ({@link Policy.Builder#allowTools}), they appear to the guest as
+ * {@code tools.name(...)}; see {@link Tool} for what happens on each call.
+ *
+ * <p>Every denied attempt, tripped limit and tool call is an {@link AuditEvent}: in the result, to the
+ * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
+ */
+public final class PolyglotSandbox implements AutoCloseable {
+  private static final int SOURCES_KEPT = 256;
+  private static final long SOURCE_CHARS_KEPT = 16L << 20;
+  /** Inputs are host data: bounded only in depth, so a cyclic structure fails instead of overflowing. */
+  private static final PlainData.Format INPUTS = PlainData.Format.strict(64, Integer.MAX_VALUE);
+  /** How long the warm pool holds back a refill while guests run and it still has a context ready. */
+  private static final Duration REFILL_DEFER = Duration.ofMillis(50);
+  private final Policy policy;
+  private final Engine engine;
+  /** Keeps recent scripts' sources alive so a repeated script reuses its compiled code. */
+  private final SourceCache sources = new SourceCache(SOURCES_KEPT, SOURCE_CHARS_KEPT);
+  private final InterpreterFiles interpreterFiles;
+  private final ScheduledExecutorService watchdog;
+  private final ResourceMonitor monitor;
+  private final List<Tool> tools;
+  private final ToolRegistry toolRegistry;
+  private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
+  private final Admission admission;
+  private final RunThreads runThreads;
+  private final int warmContexts;
+  private final Auditor auditor;
+  private volatile WarmPool<Language, RunEnvironment> pool;
+  private volatile Thread watchdogThread;
+  private volatile boolean closed;
+
+  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools, Builder b) {
+    this.policy = policy;
+    this.auditor = new Auditor(b.auditListener);
+    this.admission = new Admission(b.maxConcurrentRuns, b.maxWaitingRuns);
+    this.warmContexts = b.warmContexts;
+    this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
+    this.tools = List.copyOf(tools);
+    Map<String, ToolBinding> bindings = new LinkedHashMap<>();
+    tools.forEach(t -> bindings.put(t.name(), t.binding()));
+    this.toolRegistry = new ToolRegistry(bindings);
+    this.interpreterFiles = InterpreterFiles.locate();
+    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "polyglot-sandbox-watchdog");
+      t.setDaemon(true);
+      watchdogThread = t;
+      return t;
+    });
+    w.setRemoveOnCancelPolicy(true);
+    this.watchdog = Executors.unconfigurableScheduledExecutorService(w);
+    this.monitor = new ResourceMonitor(heapThreshold);
+    watchdog.scheduleAtFixedRate(monitor, ResourceMonitor.PERIOD_MILLIS, ResourceMonitor.PERIOD_MILLIS,
+        TimeUnit.MILLISECONDS);
+    this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
+  }
+
+  /** A builder; a policy is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The policy every run follows. */
+  public Policy policy() {
+    return policy;
+  }
+
+  /**
+   * The tools guest code may call: those registered whose names the policy allows, in the policy's
+   * order. Registered tools the policy does not name are left out; guest code cannot see them.
+   */
+  public List<Tool> tools() {
+    return tools;
+  }
+
+  /**
+   * The Truffle runtime in use: {@code "GraalVM CE"} (or another compiler name) with the optimizing
+   * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
+   */
+  public String runtimeName() {
+    return engine.getImplementationName();
+  }
+
+  /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
+  public boolean isOptimizingRuntime() {
+    return !"Interpreted".equals(engine.getImplementationName());
+  }
+
+  /** Runs a program with no inputs. */
+  public ExecutionResult run(Language language, String code) {
+    return run(Script.of(language, code));
+  }
+
+  /**
+   * Runs one guest program in a fresh context and file system, and destroys both before returning.
+   * Waits for a turn if {@link Builder#maxConcurrentRuns} runs are already running; interrupting the
+   * calling thread cancels the run.
+   *
+   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
+   *     is not plain data
+   * @throws RejectedExecutionException if the sandbox is at {@link Builder#maxConcurrentRuns} with
+   *     {@link Builder#maxWaitingRuns} runs already waiting
+   * @throws java.util.concurrent.CancellationException if the calling thread was interrupted while the
+   *     run waited for its turn (the interrupt status is kept)
+   * @throws IllegalStateException if the sandbox is closed
+   */
+  public ExecutionResult run(Script script) {
+    Map<String, String> inputs = admit(script);
+    CompletableFuture<Void> turn = admission.acquire();
+    try {
+      turn.get();
+    } catch (InterruptedException e) {
+      if (!turn.cancel(false)) {
+        admission.release();
+      }
+      Thread.currentThread().interrupt();
+      throw new java.util.concurrent.CancellationException("interrupted while waiting for a turn to run");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("sandbox is closed");
+    }
+    GuestRun run;
+    try {
+      run = newRun(script, inputs);
+    } catch (RuntimeException | Error e) {
+      admission.release();
+      throw e;
+    }
+    ExecutionResult result = null;
+    try {
+      result = run.execute();
+      return result;
+    } finally {
+      finish(run, result);
+    }
+  }
+
+  /**
+   * Starts a run and returns at once; the future completes with the result, as {@link #run(Script)}
+   * returns it. It fails with {@link RejectedExecutionException} if the sandbox is too busy to queue the
+   * run, and with {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
+   * the future cancels the run (or its place in the queue).
+   *
+   * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
+   *     not plain data, or a declared output file lies outside every mount
+   * @throws IllegalStateException if the sandbox is closed
+   */
+  public CompletableFuture<ExecutionResult> runAsync(Script script) {
+    Map<String, String> inputs = admit(script);
+    CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
+    CompletableFuture<Void> turn;
+    try {
+      turn = admission.acquire();
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    out.whenComplete((r, e) -> turn.cancel(false));
+    turn.whenComplete((ignored, failure) -> {
+      if (failure != null) {
+        out.completeExceptionally(failure instanceof java.util.concurrent.CancellationException
+            ? failure : new IllegalStateException("sandbox is closed"));
+        return;
+      }
+      if (out.isDone()) {
+        admission.release();
+        return;
+      }
+      try {
+        GuestRun run = newRun(script, inputs);
+        out.whenComplete((r, e) -> {
+          if (out.isCancelled()) {
+            run.guard().cancel();
+          }
+        });
+        run.start().whenComplete((r, e) -> {
+          // Audit listeners never run on the shared watchdog thread (it completes abandoned runs).
+          Executor finisher = Thread.currentThread() == watchdogThread ? runThreads : Runnable::run;
+          finisher.execute(() -> {
+            try {
+              finish(run, r);
+            } finally {
+              out.complete(r);
+            }
+          });
+        });
+      } catch (RuntimeException | Error e) {
+        admission.release();
+        out.completeExceptionally(e);
+      }
+    });
+    return out;
+  }
+
+  /** Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}. */
+  public CompletableFuture<ExecutionResult> runAsync(Language language, String code) {
+    return runAsync(Script.of(language, code));
+  }
+
+  /** Runs running now. */
+  public int runningRuns() {
+    return admission.running();
+  }
+
+  /** Runs waiting for a turn now. */
+  public int waitingRuns() {
+    return admission.waiting();
+  }
+
+  /**
+   * Contexts of {@code language} ready in the warm pool now: made in advance, never touched by guest
+   * code. Always 0 without {@link Builder#warmContexts}.
+   */
+  public int warmContexts(Language language) {
+    WarmPool<Language, RunEnvironment> p = pool;
+    return p == null ? 0 : p.ready(language);
+  }
+
+  private Map<String, String> admit(Script script) {
+    Objects.requireNonNull(script, "script");
+    if (closed) {
+      throw new IllegalStateException("sandbox is closed");
+    }
+    if (!policy.allows(script.language())) {
+      throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
+          + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
+    }
+    script.checkOutputFilesAgainst(policy);
+    Map<String, String> inputs = new LinkedHashMap<>();
+    script.inputs().forEach((name, value) -> {
+      try {
+        inputs.put(name, PlainData.toJson(value, INPUTS));
+      } catch (NotPlainDataException e) {
+        throw new IllegalArgumentException("input " + name + e.path().substring(1) + " " + e.problem());
+      }
+    });
+    return inputs;
+  }
+
+  /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
+  private GuestRun newRun(Script script, Map<String, String> inputs) {
+    WarmPool<Language, RunEnvironment> p = pool;
+    RunEnvironment prepared = p == null ? null : p.poll(script.language());
+    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script,
+        inputs, toolRegistry, prepared);
+    run.guard().auditTo(auditor);
+    active.add(run.guard());
+    return run;
+  }
+
+  /** Ends a run started by {@link #newRun}: delivers its audit (if it has a result), untracks it, frees its turn. */
+  private void finish(GuestRun run, ExecutionResult result) {
+    try {
+      if (result != null) {
+        run.guard().finishAudit(result.events().size());
+      }
+    } finally {
+      active.remove(run.guard());
+      admission.release();
+      WarmPool<Language, RunEnvironment> p = pool;
+      if (p != null) {
+        p.wake();
+      }
+    }
+  }
+
+  /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
+  private RunEnvironment prepare(Language language) {
+    RunGuard guard = new RunGuard(watchdog);
+    return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
+        RunEnvironment.newOutput(policy.limits(), guard)).initialize();
+  }
+
+  /**
+   * Cancels running guests, fails waiting runs, closes the warm pool's unused contexts, then releases
+   * the engine and the watchdog. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    admission.close();
+    WarmPool<Language, RunEnvironment> p = pool;
+    if (p != null) {
+      p.close();
+    }
+    active.forEach(RunGuard::cancel);
+    runThreads.close();
+    watchdog.shutdown();
+    toolRegistry.close();
+    try {
+      engine.close(true);
+    } catch (RuntimeException e) {
+      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "engine did not close cleanly", e);
+    }
+  }
+
+  private void warmUp(Duration jitBudget) {
+    // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
+    // class initialisation could fail and break every later context in the JVM.
+    for (Language language : policy.languages()) {
+      ExecutionResult r = warmUpRun(language, WarmUp.code(language));
+      if (language == Language.PYTHON && !(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
+        throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
+            + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
+      }
+    }
+    if (warmContexts > 0) {
+      // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
+      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool",
+          () -> admission.running() > 0, REFILL_DEFER);
+    }
+    if (jitBudget.isZero()) {
+      return;
+    }
+    // Representative work through the whole run path, so the JIT has compiled the sandbox's own code
+    // (context set-up, copy-out) and the languages' common paths before the first real request.
+    long end = System.nanoTime() + jitBudget.toNanos();
+    int i = 0;
+    while (System.nanoTime() < end) {
+      for (Language language : policy.languages()) {
+        warmUpRun(language, WarmUp.representative(language, i++));
+      }
+    }
+    if (pool != null) {
+      try {
+        if (!pool.awaitFull(Duration.ofMinutes(2))) {
+          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+              "warm pool not full after 2 minutes; build() returns anyway");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private ExecutionResult warmUpRun(Language language, String code) {
+    // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
+    Policy warm = Policy.builder().allowLanguages(language)
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
+    Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
+    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, runThreads, monitor, sources, warmUp, Map.of(),
+        ToolRegistry.none(), null).execute();
+    if (!r.isOk()) {
+      throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
+          + r.errorMessage().orElse(""));
+    }
+    return r;
+  }
+
+  /** Builds a {@link PolyglotSandbox}. */
+  public static final class Builder {
+    private Policy policy;
+    private double heapThreshold = 0.85;
+    private final Map<String, Tool> tools = new LinkedHashMap<>();
+    private int warmContexts;
+    private int maxConcurrentRuns = 4 * Runtime.getRuntime().availableProcessors();
+    private int maxWaitingRuns = 64;
+    private Duration warmUp = Duration.ZERO;
+    private Consumer<? super AuditEvent> auditListener;
+
+    private Builder() {}
+
+    /**
+     * Keeps this many contexts per allowed language made and initialised in advance, so that a run
+     * skips the cost of a fresh context (for Python, the larger part of a short run). Default 0: every
+     * run makes its own.
+     *
+     * <p>A pooled context is used by exactly one run and closed after it, like any other; a background
+     * thread makes its replacement. Mounts are copied in when the run starts, so a run sees the host
+     * files as they are then. When the pool is empty a run makes its own context rather than wait.
+     * Each idle context holds memory (tens of MB for Python), and refilling costs CPU beside the runs.
+     *
+     * @throws IllegalArgumentException if {@code perLanguage} is negative or over 64
+     */
+    public Builder warmContexts(int perLanguage) {
+      if (perLanguage < 0 || perLanguage > 64) {
+        throw new IllegalArgumentException("warmContexts (" + perLanguage + ") must be in [0, 64]");
+      }
+      this.warmContexts = perLanguage;
+      return this;
+    }
+
+    /**
+     * How many runs may execute at once; more wait for a turn, up to {@link #maxWaitingRuns}. Default four
+     * per available processor.
+     *
+     * @throws IllegalArgumentException if {@code runs} is not positive
+     */
+    public Builder maxConcurrentRuns(int runs) {
+      if (runs < 1) {
+        throw new IllegalArgumentException("maxConcurrentRuns (" + runs + ") must be at least 1");
+      }
+      this.maxConcurrentRuns = runs;
+      return this;
+    }
+
+    /**
+     * How many runs may wait for a turn; past that a run is refused at once with
+     * {@link RejectedExecutionException}. 0 refuses every run that cannot start at once. Default 64.
+     *
+     * @throws IllegalArgumentException if {@code runs} is negative
+     */
+    public Builder maxWaitingRuns(int runs) {
+      if (runs < 0) {
+        throw new IllegalArgumentException("maxWaitingRuns (" + runs + ") must not be negative");
+      }
+      this.maxWaitingRuns = runs;
+      return this;
+    }
+
+    /**
+     * Makes {@link #build()} spend about {@code budget} running representative programs in each allowed
+     * language, so the JIT has compiled the common paths, and then wait until the warm pool is full. For a
+     * server that would rather pay at start than on its first requests. Default zero: {@code build()}
+     * only runs the short warm-up every sandbox needs (which includes the first context in the JVM) and
+     * the pool fills in the background.
+     *
+     * @throws IllegalArgumentException if {@code budget} is negative or over 10 minutes
+     */
+    public Builder warmUp(Duration budget) {
+      Objects.requireNonNull(budget, "budget");
+      if (budget.isNegative() || budget.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("warmUp (" + budget + ") must be between 0 and 10 minutes");
+      }
+      this.warmUp = budget;
+      return this;
+    }
+
+    /**
+     * The fraction of the maximum heap that, in use after a garbage collection, counts as pressure:
+     * the sandbox then stops the running guest that allocated the most (limit {@code memory}), one per
+     * collection, so that the host and the other guests keep working. Default 0.85.
+     */
+    public Builder heapPressureThreshold(double fraction) {
+      if (!(fraction > 0.1 && fraction <= 1.0)) {
+        throw new IllegalArgumentException("heapPressureThreshold (" + fraction + ") must be in (0.1, 1.0]");
+      }
+      this.heapThreshold = fraction;
+      return this;
+    }
+
+    /** The policy every run follows. Required. */
+    public Builder policy(Policy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Registers a tool. Guest code can call it only if the policy also allows its name.
+     *
+     * @throws IllegalArgumentException if a tool of the same name is already registered
+     */
+    public Builder tool(Tool tool) {
+      Objects.requireNonNull(tool, "tool");
+      if (tools.putIfAbsent(tool.name(), tool) != null) {
+        throw new IllegalArgumentException("tool '" + tool.name() + "' is registered twice");
+      }
+      return this;
+    }
+
+    /**
+     * Receives every {@link AuditEvent} of every run, as it happens: each denied attempt, tripped limit
+     * and tool call. Default: none (the events are still in each result and emitted to JDK Flight
+     * Recorder).
+     *
+     * <p>Threads: an event the guest causes (a denial, a tool call, the statement, output, file or
+     * result limit) is delivered on the run's own guest thread, before the guest continues, so a slow
+     * listener slows only that run (and counts against its wall time). An event detected elsewhere
+     * (the wall-time deadline, the CPU, memory and heap-pressure checks of the sandbox's watchdog) is
+     * delivered on the guest thread's next event, or else on the thread that called {@link #run} before
+     * it returns: the listener never runs on the shared watchdog. Events of one run arrive in order,
+     * each once, all of them before {@code run} returns: those in the result's
+     * {@link ExecutionResult#events()} (a guest thread that ignores cancellation and is abandoned after
+     * its deadline may deliver a few more while it winds down). Runs on several threads call the
+     * listener concurrently, so it must be thread-safe. It must not call back into the sandbox.
+     *
+     * <p>A listener that throws (even an {@link Error}) does not affect the run: the failure is logged
+     * to the {@code org.polyglotsandbox} logger and the event is dropped for the listener.
+     */
+    public Builder auditListener(Consumer<? super AuditEvent> listener) {
+      this.auditListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Registers each tool, as {@link #tool(Tool)}. */
+    public Builder tools(Collection<Tool> tools) {
+      Objects.requireNonNull(tools, "tools").forEach(this::tool);
+      return this;
+    }
+
+    /**
+     * Creates the engine and warms up each allowed language (the first Python context in a JVM takes
+     * seconds).
+     *
+     * @throws IllegalStateException if no policy was set, a mount's host path does not exist, or the
+     *     policy allows a tool that was not registered
+     */
+    public PolyglotSandbox build() {
+      if (policy == null) {
+        throw new IllegalStateException("no policy set: call policy(...) before build()");
+      }
+      for (Mount m : policy.mounts()) {
+        m.hostPath().ifPresent(p -> {
+          if (!Files.exists(p)) {
+            throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " does not exist");
+          }
+        });
+      }
+      List<Tool> allowed = new ArrayList<>();
+      for (String name : policy.tools()) {
+        Tool tool = tools.get(name);
+        if (tool == null) {
+          throw new IllegalStateException("policy allows tool '" + name + "' but no tool of that name was"
+              + " registered (registered: " + tools.keySet() + ")");
+        }
+        allowed.add(tool);
+      }
+      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed, this);
+      try {
+        sandbox.warmUp(warmUp);
+      } catch (RuntimeException e) {
+        sandbox.close();
+        throw e;
+      }
+      return sandbox;
+    }
+  }
+
+  private static final class WarmUp {
+    static String code(Language language) {
+      return switch (language) {
+        case JAVASCRIPT -> "function f(n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
+            + "let s = 0; for (let i = 0; i < 200; i++) { s += f(20); } s;";
+        case PYTHON -> "import sys\n"
+            + "def f(n):\n    return 0 if n <= 0 else 1 + f(n - 1)\n"
+            + "s = 0\nfor i in range(200):\n    s += f(20)\nsys.prefix";
+      };
+    }
+
+    /** Small programs shaped like typical tasks: build records, aggregate, return data. */
+    static String representative(Language language, int salt) {
+      return switch (language) {
+        case JAVASCRIPT -> "const rows = [];\n"
+            + "for (let i = 0; i < 100; i++) { rows.push({id: i, price: i % 13 + 0.5, qty: i % 7}); }\n"
+            + "let t = 0; for (const r of rows) { t += r.price * r.qty; }\n"
+            + "JSON.parse(JSON.stringify({total: t, first: rows[0], n: " + salt + "}));";
+        case PYTHON -> "import json\n"
+            + "rows = [{'id': i, 'price': i % 13 + 0.5, 'qty': i % 7} for i in range(100)]\n"
+            + "t = sum(r['price'] * r['qty'] for r in rows)\n"
+            + "json.loads(json.dumps({'total': t, 'first': rows[0], 'n': " + salt + "}))";
+      };
+    }
+  }
+}

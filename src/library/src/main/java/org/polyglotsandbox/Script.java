@@ -1,0 +1,225 @@
+package org.polyglotsandbox;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.polyglotsandbox.internal.boundary.HostWriter;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
+import org.polyglotsandbox.internal.boundary.JsonSchema;
+
+/**
+ * One guest program: its language, its text, the name it appears under in guest stack traces, input
+ * values bound as global variables, and what it owes its caller: the JSON Schema its result must
+ * match and the files it leaves behind. Immutable; each {@code with...} method returns a new script.
+ *
+ * <p>Inputs must be plain data: {@code null}, {@link Boolean}, {@link Number}, {@link CharSequence},
+ * {@link java.util.List} and {@link Map} with string keys. They reach the guest as fresh guest values
+ * (JavaScript objects and arrays, Python dicts and lists), never as host objects.
+ */
+public final class Script {
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+  /** Globals the sandbox defines itself: an input of the same name would hide them, or fail to bind. */
+  private static final Set<String> RESERVED = Set.of("tools", "readText");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,128}");
+  /** Guest paths a script may declare as output files. */
+  static final int MAX_OUTPUT_FILES = 256;
+
+  private final Language language;
+  private final String code;
+  private final String name;
+  private final Map<String, Object> inputs;
+  private final JsonSchema resultSchema;
+  /** Declared output files, in order, each to whether it is required. */
+  private final Map<String, Boolean> outputFiles;
+
+  private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
+      Map<String, Boolean> outputFiles) {
+    this.language = Objects.requireNonNull(language, "language");
+    this.code = Objects.requireNonNull(code, "code");
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "script name '" + name + "' must be 1-128 characters of letters, digits, '.', '_' or '-'");
+    }
+    this.name = name;
+    this.inputs = inputs;
+    this.resultSchema = resultSchema;
+    this.outputFiles = outputFiles;
+  }
+
+  /** A script named {@code main.js} or {@code main.py}, with no inputs. */
+  public static Script of(Language language, String code) {
+    return new Script(language, code, "main" + language.extensions().get(0), Map.of(), null, Map.of());
+  }
+
+  /** This script under another name, as guest stack traces show it; a file name, never a host path. */
+  public Script named(String name) {
+    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles);
+  }
+
+  /**
+   * This script with inputs bound as global variables.
+   *
+   * @throws IllegalArgumentException if a name is not an identifier, or is {@code tools} or
+   *     {@code readText} (the sandbox's own globals); values are checked when the script runs
+   */
+  public Script withInputs(Map<String, ?> inputs) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    inputs.forEach((k, v) -> {
+      if (k == null || !IDENTIFIER.matcher(k).matches()) {
+        throw new IllegalArgumentException("input name '" + k + "' is not a valid identifier");
+      }
+      if (RESERVED.contains(k)) {
+        throw new IllegalArgumentException("input name '" + k + "' is reserved: the sandbox defines "
+            + String.join(" and ", new TreeSet<>(RESERVED)) + " itself");
+      }
+      copy.put(k, v);
+    });
+    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles);
+  }
+
+  /**
+   * This script with a JSON Schema its result must match (draft 2020-12 unless {@code $schema} names
+   * another; remote {@code $ref}s are never fetched). After the result is copied out, a run that
+   * finished {@link Outcome#OK} but whose value does not match ends {@link Outcome#OUTPUT_REJECTED},
+   * naming the first failing path such as {@code $.rows[3].price}; a NaN or infinite number in the
+   * value is rejected too, as JSON cannot carry it. A run that exits with status 0 has the value
+   * {@code null}, which the schema must then accept.
+   *
+   * @param jsonSchema the schema as JSON text
+   * @throws IllegalArgumentException naming the problem, if it is not JSON or not a valid JSON Schema
+   */
+  public Script withResultSchema(String jsonSchema) {
+    JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
+    return new Script(language, code, name, inputs, schema, outputFiles);
+  }
+
+  /**
+   * This script with output files declared: guest paths whose files the sandbox takes out of the run's
+   * in-memory file system when the guest has finished, before the file system is discarded. They come
+   * back as bytes in {@link ExecutionResult#outputFiles()}; a declared file that is not there is listed
+   * in {@link ExecutionResult#missingOutputFiles()}, which is not an error (see
+   * {@link #withRequiredOutputFiles}). Nothing else is ever read out, and nothing is written to the host
+   * unless the embedder calls {@link OutputFile#writeTo} or {@link ExecutionResult#writeOutputFiles}.
+   *
+   * <p>Each must be a regular file reached without links, of at most {@link Limits#maxOutputFileBytes()}
+   * bytes, all of them together at most {@link Limits#maxTotalOutputFileBytes()}; a file that breaks
+   * this ends a run that otherwise finished with {@link Outcome#OUTPUT_REJECTED}. Files are taken out
+   * whatever the outcome, so a failed run's partial files can be inspected: check
+   * {@link ExecutionResult#outcome()} before trusting them.
+   *
+   * <p>Declared here, not in the {@link Policy}: the policy says what any program may do and is shared
+   * by every run of a sandbox, while which files a given program leaves for its caller is part of that
+   * program's contract, like its inputs and its result schema. The caps stay in the policy's
+   * {@link Limits}, and the sandbox refuses to run a script whose output path lies outside every mount
+   * (the guest could never write it).
+   *
+   * @param guestPaths absolute guest paths without {@code ..}, such as {@code /out/report.csv}; each
+   *     name must also be safe as a host file name (no backslash, colon or control character)
+   * @throws IllegalArgumentException naming the path, if one is not such a path, or if more than
+   *     {@value #MAX_OUTPUT_FILES} would be declared
+   */
+  public Script withOutputFiles(String... guestPaths) {
+    return withOutputFiles(guestPaths, false);
+  }
+
+  /**
+   * {@link #withOutputFiles}, except that a run that finished but left one of these files missing ends
+   * with {@link Outcome#OUTPUT_REJECTED}.
+   */
+  public Script withRequiredOutputFiles(String... guestPaths) {
+    return withOutputFiles(guestPaths, true);
+  }
+
+  private Script withOutputFiles(String[] guestPaths, boolean required) {
+    Map<String, Boolean> copy = new LinkedHashMap<>(outputFiles);
+    for (String path : Objects.requireNonNull(guestPaths, "guestPaths")) {
+      String p;
+      try {
+        p = Mount.normalizeGuestPath(Objects.requireNonNull(path, "guest path"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("output file: " + e.getMessage(), e);
+      }
+      for (String part : p.substring(1).split("/")) {
+        String problem = HostWriter.problem(part);
+        if (problem != null) {
+          throw new IllegalArgumentException("output file '" + TextSanitizer.oneLine(path, 200)
+              + "' is not a safe file name: " + problem);
+        }
+      }
+      copy.merge(p, required, Boolean::logicalOr);
+    }
+    if (copy.size() > MAX_OUTPUT_FILES) {
+      throw new IllegalArgumentException("at most " + MAX_OUTPUT_FILES + " output files may be declared, not "
+          + copy.size());
+    }
+    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy));
+  }
+
+  public Language language() {
+    return language;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Map<String, Object> inputs() {
+    return inputs;
+  }
+
+  /** The result schema as given to {@link #withResultSchema}, if any. */
+  public Optional<String> resultSchema() {
+    return resultSchema == null ? Optional.empty() : Optional.of(resultSchema.text());
+  }
+
+  /** The declared output files' guest paths, normalized, in the order declared. */
+  public List<String> outputFiles() {
+    return List.copyOf(outputFiles.keySet());
+  }
+
+  /** The declared output files that are required ({@link #withRequiredOutputFiles}). */
+  public Set<String> requiredOutputFiles() {
+    Set<String> out = new LinkedHashSet<>();
+    outputFiles.forEach((path, required) -> {
+      if (required) {
+        out.add(path);
+      }
+    });
+    return Collections.unmodifiableSet(out);
+  }
+
+  JsonSchema compiledResultSchema() {
+    return resultSchema;
+  }
+
+  Map<String, Boolean> outputFileDeclarations() {
+    return outputFiles;
+  }
+
+  /**
+   * Checks that every declared output file lies inside one of the policy's mounts.
+   *
+   * @throws IllegalArgumentException naming the first one that does not
+   */
+  void checkOutputFilesAgainst(Policy policy) {
+    for (String path : outputFiles.keySet()) {
+      boolean inside = policy.mounts().stream()
+          .anyMatch(m -> path.equals(m.guestPath()) || path.startsWith(m.guestPath() + "/"));
+      if (!inside) {
+        throw new IllegalArgumentException("output file " + path + " is outside every mount, so the guest could"
+            + " never write it (mounts: " + policy.mounts().stream().map(Mount::guestPath).toList() + ")");
+      }
+    }
+  }
+}

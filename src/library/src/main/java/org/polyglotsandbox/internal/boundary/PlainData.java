@@ -1,0 +1,255 @@
+package org.polyglotsandbox.internal.boundary;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The one model of plain data, the only kind of value that crosses the boundary in either direction:
+ * null, booleans, numbers, strings, lists and maps with string keys.
+ *
+ * <p>Host-supplied values (inputs, tool results, what the copier made of a guest value) are written as
+ * JSON here, and nothing else is: no bean introspection, no {@code toString()} of unknown types, and a
+ * depth and value bound so that a cyclic host structure fails instead of overflowing the stack. JSON
+ * text (schemas, tool results' wire form) is read back here into the same model. What counts as plain
+ * data on the host: {@code null}, {@link Boolean}, {@link CharSequence}, {@link Character}, the boxed
+ * integer types, {@link BigInteger}, {@link Float}, {@link Double}, {@link BigDecimal}, {@link Map} with
+ * {@link String} keys and {@link Collection}. What it reads: {@code null}, {@link Boolean}, {@link String},
+ * {@link Long}, {@link BigInteger}, {@link Double} (or {@link BigDecimal} where asked), {@link List} and
+ * {@link Map}.
+ */
+public final class PlainData {
+  /** How a value is written: its bounds, what happens to NaN and the infinities, extra escapes. */
+  public record Format(int maxDepth, int maxValues, boolean nonFiniteAsString, CharacterEscapes escapes) {
+    /** Strict: NaN and the infinities are refused, standard escapes. */
+    public static Format strict(int maxDepth, int maxValues) {
+      return new Format(maxDepth, maxValues, false, null);
+    }
+
+    /** NaN and the infinities written as the strings "NaN", "Infinity", "-Infinity". */
+    public Format withNonFiniteAsStrings() {
+      return new Format(maxDepth, maxValues, true, escapes);
+    }
+
+    /** With {@code escapes} applied to every string. */
+    public Format withEscapes(CharacterEscapes e) {
+      return new Format(maxDepth, maxValues, nonFiniteAsString, e);
+    }
+  }
+
+  /** The kinds a plain value may be, as messages name them. */
+  public static final String KINDS = "null, booleans, numbers, strings, lists and maps with string keys";
+
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
+  private static final int KEY_SHOWN = 40;
+  /** A path longer than twice this many segments is shown with its middle elided. */
+  private static final int PATH_ENDS = 8;
+
+  private final Format format;
+  private final JsonGenerator out;
+  private final List<Object> path = new ArrayList<>();
+  private int values;
+
+  private PlainData(Format format, JsonGenerator out) {
+    this.format = format;
+    this.out = out;
+  }
+
+  /**
+   * Writes {@code value} as JSON.
+   *
+   * @throws NotPlainDataException naming the path ({@code $.rows[3]}) of the first value that is not
+   *     plain data, or where a bound was passed
+   */
+  public static String toJson(Object value, Format format) {
+    StringWriter text = new StringWriter();
+    try (JsonGenerator g = JSON.createGenerator(text)) {
+      if (format.escapes() != null) {
+        g.setCharacterEscapes(format.escapes());
+      }
+      new PlainData(format, g).write(value, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return text.toString();
+  }
+
+  /**
+   * Checks that {@code value} is plain data within the bounds, without keeping the JSON.
+   *
+   * @throws NotPlainDataException as {@link #toJson}
+   */
+  public static void check(Object value, Format format) {
+    toJson(value, format);
+  }
+
+  /**
+   * Reads one JSON value: objects as insertion-ordered maps, integers as {@link Long} or
+   * {@link BigInteger}, other numbers as {@link Double}, or {@link BigDecimal} when {@code exactDecimals}.
+   *
+   * @throws IllegalArgumentException if the text is not one JSON value, or repeats a key
+   */
+  public static Object parse(String json, boolean exactDecimals) {
+    try (JsonParser p = JSON.createParser(json)) {
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        throw new IllegalArgumentException("no JSON value");
+      }
+      Object v = read(p, exactDecimals);
+      if (p.nextToken() != null) {
+        throw new IllegalArgumentException("more than one JSON value (at line " + p.currentLocation().getLineNr()
+            + ", column " + p.currentLocation().getColumnNr() + ")");
+      }
+      return v;
+    } catch (IOException e) {
+      String message = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
+          : e.getMessage();
+      throw new IllegalArgumentException(String.valueOf(message).lines().findFirst().orElse(""), e);
+    }
+  }
+
+  /**
+   * A JSONPath for the first {@code count} segments (keys as strings, indexes as numbers), such as
+   * {@code $.rows[3].price}; odd keys are quoted and shortened, long paths elided in the middle.
+   */
+  public static String path(List<Object> segments, int count) {
+    StringBuilder b = new StringBuilder("$");
+    for (int i = 0; i < count; i++) {
+      if (count > 2 * PATH_ENDS && i == PATH_ENDS) {
+        b.append("\u2026(").append(count - 2 * PATH_ENDS).append(" more)\u2026");
+        i = count - PATH_ENDS - 1;
+        continue;
+      }
+      Object s = segments.get(i);
+      if (s instanceof String key) {
+        if (IDENTIFIER.matcher(key).matches() && key.length() <= KEY_SHOWN) {
+          b.append('.').append(key);
+        } else {
+          b.append("['")
+              .append(TextSanitizer.oneLine(key.replace("\\", "\\\\").replace("'", "\\'"), KEY_SHOWN))
+              .append("']");
+        }
+      } else {
+        b.append('[').append(s).append(']');
+      }
+    }
+    return b.toString();
+  }
+
+  private static Object read(JsonParser p, boolean exactDecimals) throws IOException {
+    switch (p.currentToken()) {
+      case START_OBJECT -> {
+        Map<String, Object> m = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String key = p.currentName();
+          p.nextToken();
+          m.put(key, read(p, exactDecimals));
+        }
+        return m;
+      }
+      case START_ARRAY -> {
+        List<Object> l = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          l.add(read(p, exactDecimals));
+        }
+        return l;
+      }
+      case VALUE_STRING -> {
+        return p.getText();
+      }
+      case VALUE_NUMBER_INT -> {
+        return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? p.getBigIntegerValue() : p.getLongValue();
+      }
+      case VALUE_NUMBER_FLOAT -> {
+        return exactDecimals ? p.getDecimalValue() : p.getDoubleValue();
+      }
+      case VALUE_TRUE -> {
+        return Boolean.TRUE;
+      }
+      case VALUE_FALSE -> {
+        return Boolean.FALSE;
+      }
+      case VALUE_NULL -> {
+        return null;
+      }
+      default -> throw new IllegalArgumentException("unexpected " + p.currentToken());
+    }
+  }
+
+  private void write(Object v, int depth) throws IOException {
+    if (++values > format.maxValues()) {
+      throw fail("holds more than " + format.maxValues() + " values");
+    }
+    if (v == null) {
+      out.writeNull();
+    } else if (v instanceof CharSequence s) {
+      out.writeString(s.toString());
+    } else if (v instanceof Character c) {
+      out.writeString(c.toString());
+    } else if (v instanceof Boolean b) {
+      out.writeBoolean(b);
+    } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      out.writeNumber(((Number) v).longValue());
+    } else if (v instanceof BigInteger i) {
+      out.writeNumber(i);
+    } else if (v instanceof BigDecimal d) {
+      out.writeNumber(d);
+    } else if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      if (Double.isFinite(d)) {
+        out.writeNumber(d);
+      } else if (format.nonFiniteAsString()) {
+        out.writeString(Double.toString(d));
+      } else {
+        throw fail("is " + d + ", which JSON cannot carry");
+      }
+    } else if (depth >= format.maxDepth() && (v instanceof Map || v instanceof Collection)) {
+      throw fail("nests deeper than " + format.maxDepth() + " levels (or is cyclic)");
+    } else if (v instanceof Map<?, ?> map) {
+      out.writeStartObject();
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (!(e.getKey() instanceof String key)) {
+          throw fail("is a map with a key that is not a string");
+        }
+        out.writeFieldName(key);
+        path.add(key);
+        write(e.getValue(), depth + 1);
+        path.remove(path.size() - 1);
+      }
+      out.writeEndObject();
+    } else if (v instanceof Collection<?> list) {
+      out.writeStartArray();
+      long i = 0;
+      for (Object e : list) {
+        path.add(i++);
+        write(e, depth + 1);
+        path.remove(path.size() - 1);
+      }
+      out.writeEndArray();
+    } else {
+      // Host objects, arrays, records, Optionals, streams: never handed to a guest, never described.
+      throw fail("is a " + v.getClass().getSimpleName() + "; only " + KINDS + " are plain data");
+    }
+  }
+
+  private NotPlainDataException fail(String problem) {
+    return new NotPlainDataException(path(path, path.size()), problem);
+  }
+}

@@ -1,0 +1,365 @@
+package org.polyglotsandbox.internal.tools;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.SandboxEvent.ToolCall;
+import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
+import org.polyglotsandbox.Tool;
+import org.polyglotsandbox.ToolException;
+import org.polyglotsandbox.internal.boundary.GuestProbe;
+import org.polyglotsandbox.internal.boundary.NotPlainDataException;
+import org.polyglotsandbox.internal.boundary.PlainData;
+import org.polyglotsandbox.internal.boundary.ValueCopier;
+import org.polyglotsandbox.internal.boundary.ValueRejectedException;
+import org.polyglotsandbox.internal.engine.ErrorClassifier;
+import org.polyglotsandbox.internal.limits.RunGuard;
+
+/**
+ * One run's door to the host: the guest-side {@code tools} object and the one host function behind it.
+ *
+ * <p>The guest holds exactly one host value, a {@link ProxyExecutable} {@code raw(name, args)} hidden in
+ * a closure of a small guest-side wrapper. It takes a string and a guest object and returns a string:
+ * {@code "R" + json} for a result, {@code "E" + json} for an error, which the wrapper parses with the
+ * guest's own JSON parser (a fresh guest value) or throws as a guest {@code ToolError}. No host
+ * exception, host object or host class name ever reaches the guest. A guest that digs {@code raw} out
+ * (Python closures are introspectable) gains nothing: every check is here, on the host side.
+ *
+ * <p>Per call: look up the name among the allowed tools (else a {@link Operation#TOOL_CALL} denial);
+ * count it against the tool's budget (over it, the run ends with {@link Limit#TOOL_CALLS}); copy the
+ * arguments once, on the guest thread and so under the guest's limits, as strict plain data; validate
+ * that copy; run the handler on a sandbox thread with the tool's timeout while watching for the run
+ * being cancelled (an inline tool's handler runs right here, interrupted by the run's guard instead);
+ * check and encode the result. Every call is recorded as a {@link ToolCall} event.
+ */
+public final class ToolGateway {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  /** Values and nesting an argument object may hold, whatever its byte cap. */
+  static final int MAX_ARGUMENT_NODES = 10_000;
+  static final int MAX_ARGUMENT_DEPTH = 32;
+  private static final PlainData.Format ARGUMENTS =
+      PlainData.Format.strict(MAX_ARGUMENT_DEPTH + 1, Integer.MAX_VALUE);
+  /** Tool names a run may try that are unknown or not allowed and still be reported one by one. */
+  private static final int MAX_DENIALS_REPORTED = 100;
+  /** How often a guest thread waiting for a handler checks whether its run was cancelled. */
+  private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  private static final String JAVASCRIPT_WRAPPER = """
+      (raw, parse) => {
+        'use strict';
+        const hidden = new Set(['then', 'toJSON', 'toString', 'valueOf', 'constructor', 'prototype']);
+        const native = new Set(['call', 'apply', 'bind']);
+        class ToolError extends Error {
+          constructor(message, code) { super(message); this.code = code; }
+          get name() { return 'ToolError'; }
+        }
+        const readOnly = { set() { return false; }, defineProperty() { return false; },
+          deleteProperty() { return false; }, setPrototypeOf() { return false; } };
+        const nodes = new Map();
+        const node = (name) => {
+          const known = nodes.get(name);
+          if (known !== undefined) { return known; }
+          const call = (args) => {
+            if (args === undefined) { args = {}; }
+            else if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+              throw new TypeError("tools['" + name + "'](args): args must be an object such as {key: 'a'}");
+            }
+            const r = raw(name, args);
+            const body = parse(r.slice(1));
+            if (r[0] === 'R') { return body; }
+            throw new ToolError(body.message, body.code);
+          };
+          const proxy = new Proxy(call, { ...readOnly, get(target, key) {
+            if (typeof key !== 'string' || hidden.has(key) || key[0] === '_') { return undefined; }
+            if (native.has(key)) { return Reflect.get(target, key); }
+            return node(name + '.' + key);
+          } });
+          if (nodes.size < 256) { nodes.set(name, proxy); }
+          return proxy;
+        };
+        const root = new Proxy(Object.freeze(Object.create(null)), { ...readOnly, get(target, key) {
+          if (typeof key !== 'string' || hidden.has(key) || native.has(key) || key[0] === '_') { return undefined; }
+          return node(key);
+        } });
+        Object.defineProperty(globalThis, 'tools', { value: root, enumerable: false, writable: false,
+          configurable: false });
+      }""";
+
+  /**
+   * Defines {@code install(raw)} and takes it straight back out of the module's globals, so nothing is
+   * left there but, later, {@code tools}. The builtins the wrapper needs are bound as locals when it is
+   * installed, before any guest code runs: a guest that later shadows or patches them changes nothing.
+   */
+  private static final String PYTHON_WRAPPER = """
+      def _polyglot_sandbox_tools(raw):
+          import json
+          loads = json.loads
+          isinstance_, len_, dict_ = isinstance, len, dict
+          TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
+          setattr_ = object.__setattr__
+          class ToolError(RuntimeError):
+              def __init__(self, message, code):
+                  RuntimeError_.__init__(self, message)
+                  self.code = code
+          ToolError.__module__ = 'tools'
+          class Tool:
+              __slots__ = ('_Tool__name',)
+              def __init__(self, name):
+                  setattr_(self, '_Tool__name', name)
+              def __getattr__(self, key):
+                  if key.startswith('_'):
+                      raise AttributeError_(key)
+                  return Tool(key if self.__name == '' else self.__name + '.' + key)
+              def __setattr__(self, key, value):
+                  raise AttributeError_('tools are read-only')
+              def __delattr__(self, key):
+                  raise AttributeError_('tools are read-only')
+              def __repr__(self):
+                  return '<tools>' if self.__name == '' else "<tool '" + self.__name + "'>"
+              def __call__(self, *args, **kwargs):
+                  if args and kwargs:
+                      raise TypeError_('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
+                  if len_(args) > 1:
+                      raise TypeError_('tools.' + self.__name + '(): takes one dict or keyword arguments')
+                  a = args[0] if args else kwargs
+                  if not isinstance_(a, dict_):
+                      raise TypeError_('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
+                  r = raw(self.__name, a)
+                  body = loads(r[1:])
+                  if r[0] == 'R':
+                      return body
+                  raise ToolError(body['message'], body['code'])
+          Tool.__module__ = 'tools'
+          Tool.__qualname__ = Tool.__name__ = 'Tools'
+          return Tool('')
+      globals().pop('_polyglot_sandbox_tools')
+      """;
+
+  // Constants: the engine keeps a source's compiled code only while the Source object lives, and these run
+  // in every context that has tools.
+  private static final Source JAVASCRIPT_PARSE =
+      Source.newBuilder("js", "JSON.parse", "sandbox-tools-json.js").internal(true).buildLiteral();
+  private static final Source JAVASCRIPT_INSTALL =
+      Source.newBuilder("js", JAVASCRIPT_WRAPPER, "sandbox-tools.js").internal(true).buildLiteral();
+  private static final Source PYTHON_INSTALL =
+      Source.newBuilder("python", PYTHON_WRAPPER, "sandbox-tools.py").internal(true).buildLiteral();
+
+  private final Map<String, ToolBinding> tools;
+  private final Language language;
+  private final Limits limits;
+  private final RunGuard guard;
+  private final HandlerThreads handlers;
+  private final Map<String, Integer> calls = new HashMap<>();
+  private int denials;
+  /** Asks the guest for string lengths before arguments are copied; made once, in {@link #install}. */
+  private GuestProbe probe;
+
+  ToolGateway(Map<String, ToolBinding> tools, Language language, Limits limits, RunGuard guard,
+      HandlerThreads handlers) {
+    this.tools = tools;
+    this.language = language;
+    this.limits = limits;
+    this.guard = guard;
+    this.handlers = handlers;
+  }
+
+  /** Defines {@code tools} in a fresh context. */
+  public void install(Context context) {
+    probe = GuestProbe.in(context, language);
+    ProxyExecutable raw = this::call;
+    if (language == Language.JAVASCRIPT) {
+      context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
+    } else {
+      context.getBindings("python").putMember("tools", context.eval(PYTHON_INSTALL).execute(raw));
+    }
+  }
+
+  /** The body of {@code raw(name, args)}; runs on the guest thread. */
+  private Object call(Value... args) {
+    long start = System.nanoTime();
+    if (args.length != 2 || !args[0].isString()) {
+      return error("invalid_call", "tools are called as tools.name({...})");
+    }
+    // The name is guest data: its length is asked before it is copied, so a huge one never reaches the host.
+    long length = probe.length(args[0]);
+    String name = length <= Tool.MAX_NAME_LENGTH ? args[0].asString() : null;
+    ToolBinding tool = name == null ? null : tools.get(name);
+    if (tool == null) {
+      // A name longer than any tool's is neither copied nor shown.
+      String target = name == null ? "(a name of " + length + " characters)" : name;
+      if (denials++ < MAX_DENIALS_REPORTED) {
+        guard.denied(Operation.TOOL_CALL, target, Layer.TOOL_GATEWAY);
+      }
+      return error("denied", (name == null ? "a tool name of " + length + " characters" : "tool '" + name + "'")
+          + " is not available in this sandbox");
+    }
+    if (guard.isCancelled()) {
+      return error("cancelled", "the run was cancelled");
+    }
+    int n = calls.merge(name, 1, Integer::sum);
+    if (n > tool.maxCallsPerRun()) {
+      guard.trip(Limit.TOOL_CALLS, "tool '" + name + "' called more than " + tool.maxCallsPerRun() + " times",
+          Layer.TOOL_GATEWAY, true);
+      record(tool, 0, start, Verdict.OVER_BUDGET);
+      return error("over_budget", "tool '" + name + "' may be called at most " + tool.maxCallsPerRun()
+          + " times per run");
+    }
+
+    Map<String, Object> arguments;
+    try {
+      Object copy = ValueCopier.forArguments(language, MAX_ARGUMENT_NODES, MAX_ARGUMENT_DEPTH,
+          tool.maxArgumentBytes(), probe).copy(args[1]);
+      if (!(copy instanceof Map<?, ?> map)) {
+        record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+        return error("invalid_arguments", "tool '" + name + "': arguments must be an object");
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m = (Map<String, Object>) map;
+      arguments = m;
+    } catch (NotPlainDataException | ValueRejectedException e) {
+      record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': " + e.getMessage());
+    }
+    byte[] json;
+    try {
+      json = PlainData.toJson(arguments, ARGUMENTS).getBytes(StandardCharsets.UTF_8);
+    } catch (NotPlainDataException e) {
+      record(tool, 0, start, Verdict.INVALID_ARGUMENTS); // not reached: the copier produces only plain data
+      return error("invalid_arguments", "tool '" + name + "': arguments are not plain data");
+    }
+    if (json.length > tool.maxArgumentBytes()) {
+      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': arguments are " + json.length
+          + " bytes of JSON, more than the " + tool.maxArgumentBytes() + " allowed");
+    }
+    List<String> violations = tool.parameters().violations(arguments);
+    if (!violations.isEmpty()) {
+      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      return error("invalid_arguments", "tool '" + name + "': invalid arguments: " + String.join("; ", violations));
+    }
+
+    Object result;
+    try {
+      result = await(tool, arguments);
+    } catch (TimeoutException e) {
+      record(tool, json.length, start, Verdict.TIMED_OUT);
+      return error("timeout", "tool '" + name + "' did not answer within " + format(tool.timeout()));
+    } catch (CancellationException e) {
+      record(tool, json.length, start, Verdict.CANCELLED);
+      return error("cancelled", "the run was cancelled");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      record(tool, json.length, start, Verdict.FAILED);
+      if (cause instanceof ToolException) {
+        return error("failed", ErrorClassifier.clean(cause.getMessage()));
+      }
+      LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' failed", cause);
+      String message = cause == null ? null : cause.getMessage();
+      return error("failed", "tool '" + name + "' failed"
+          + (message == null || message.isBlank() ? "" : ": " + ErrorClassifier.clean(message)));
+    }
+
+    String text;
+    try {
+      text = PlainData.toJson(result, PlainData.Format.strict(limits.maxResultDepth(), limits.maxResultNodes()));
+    } catch (NotPlainDataException e) {
+      LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an unusable result: " + e.getMessage());
+      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      return error("invalid_result", "tool '" + name + "' returned a result that is not plain data");
+    }
+    if (tool.result() != null) {
+      List<String> wrong = tool.result().violations(result);
+      if (!wrong.isEmpty()) {
+        LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an invalid result: " + wrong);
+        record(tool, json.length, start, Verdict.INVALID_RESULT);
+        return error("invalid_result", "tool '" + name + "' returned an invalid result: " + String.join("; ", wrong));
+      }
+    }
+    if (text.length() > limits.maxResultStringLength()) {
+      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      return error("invalid_result", "tool '" + name + "' returned more than " + limits.maxResultStringLength()
+          + " characters of JSON");
+    }
+    record(tool, json.length, start, Verdict.OK);
+    return "R" + text;
+  }
+
+  /**
+   * Runs the handler on a sandbox thread and waits for it, at most its timeout, and only while the run
+   * is not cancelled. An abandoned handler is interrupted and left to finish on its own.
+   */
+  private Object await(ToolBinding tool, Map<String, Object> arguments)
+      throws TimeoutException, ExecutionException {
+    if (tool.inline()) {
+      return inline(tool, arguments);
+    }
+    HandlerThreads.Call call;
+    try {
+      call = handlers.start(() -> tool.handler().call(arguments));
+    } catch (RejectedExecutionException e) {
+      throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
+    }
+    return call.await(tool.timeout().toNanos(), CANCEL_POLL_NANOS, guard::isCancelled);
+  }
+
+  /**
+   * Runs an inline tool's handler here, on the guest thread; the run's guard interrupts it past its
+   * timeout or on cancellation, and the call then fails whatever the handler did.
+   */
+  private Object inline(ToolBinding tool, Map<String, Object> arguments)
+      throws TimeoutException, ExecutionException {
+    Object result = null;
+    Throwable failure = null;
+    guard.enterInlineCall(System.nanoTime() + tool.timeout().toNanos());
+    try {
+      result = tool.handler().call(arguments);
+    } catch (Throwable t) { // anything escaping here would reach the guest as a host exception
+      failure = t;
+    } finally {
+      if (guard.exitInlineCall()) {
+        if (guard.isCancelled()) {
+          throw new CancellationException("the run was cancelled");
+        }
+        throw new TimeoutException();
+      }
+    }
+    if (failure != null) {
+      throw new ExecutionException(failure);
+    }
+    return result;
+  }
+
+  private void record(ToolBinding tool, long argumentBytes, long start, Verdict verdict) {
+    guard.toolCall(new ToolCall(Instant.now(), tool.name(), argumentBytes,
+        Duration.ofNanos(System.nanoTime() - start), verdict));
+  }
+
+  private static String error(String code, String message) {
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("code", code);
+    o.put("message", message);
+    return "E" + PlainData.toJson(o, PlainData.Format.strict(1, 3));
+  }
+
+  private static String format(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+}
