@@ -24,7 +24,6 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Tool;
-import org.polyglotsandbox.ToolHandler;
 
 /**
  * The guest-to-host tool round trip: {@code tools.add({a, b})} from guest code (arguments copied out,
@@ -58,7 +57,7 @@ import org.polyglotsandbox.ToolHandler;
 public class ToolCallBenchmark {
   static final int CALLS = 20_000;
 
-  private static final ToolHandler ADD = args -> (Long) args.get("a") + (Long) args.get("b");
+  private static final Tool.Handler ADD = args -> (Long) args.get("a") + (Long) args.get("b");
   private static final String PARAMETERS = """
       {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
        "required": ["a", "b"], "additionalProperties": false}""";

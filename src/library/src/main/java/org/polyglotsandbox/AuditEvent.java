@@ -22,21 +22,6 @@ public record AuditEvent(String runId, SandboxEvent event) {
   /** The name of the JDK Flight Recorder event emitted for each audit event. */
   public static final String JFR_EVENT_NAME = "org.polyglotsandbox.Audit";
 
-  /** What the sandbox decided. */
-  public enum Verdict {
-    /** An operation the policy allows went through its layer: a tool call, whatever its own result. */
-    ALLOWED,
-    /** An operation the policy does not allow was refused. */
-    DENIED,
-    /** A limit ended the run. */
-    STOPPED;
-
-    /** A stable name for logs and JSON: {@code allowed}, {@code denied} or {@code stopped}. */
-    public String id() {
-      return name().toLowerCase(Locale.ROOT);
-    }
-  }
-
   public AuditEvent {
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(event, "event");
@@ -93,7 +78,7 @@ public record AuditEvent(String runId, SandboxEvent event) {
     return switch (event) {
       case SandboxEvent.DeniedOperation d -> "";
       case SandboxEvent.LimitExceeded l -> l.detail();
-      case SandboxEvent.ToolCall t -> t.verdict().name().toLowerCase(Locale.ROOT) + " in "
+      case SandboxEvent.ToolCall t -> t.status().name().toLowerCase(Locale.ROOT) + " in "
           + t.duration().toMillis() + " ms, " + t.argumentBytes() + " argument bytes";
       case SandboxEvent.OutputRejected o -> o.reason().name().toLowerCase(Locale.ROOT) + ": " + o.detail();
     };

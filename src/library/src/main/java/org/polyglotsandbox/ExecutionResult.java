@@ -5,6 +5,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.ModelText;
 
@@ -267,5 +269,165 @@ public final class ExecutionResult {
         + (rejection == null ? "" : "(" + rejection.reason().name().toLowerCase(Locale.ROOT) + ")")
         + (errorMessage == null ? "" : ", error=" + errorMessage)
         + ", value=" + value + ", events=" + events.size() + ", " + usage + "}";
+  }
+
+  /**
+   * What a run consumed.
+   *
+   * @param wallTime from the start of the run (fresh context included) to the copied-out result
+   * @param cpuTime CPU time of the run's thread, from just before the program started
+   * @param allocatedBytes heap bytes the run's thread allocated, from just before the program started
+   * @param statements statements executed, known only when the statement limit tripped (GraalVM does not
+   *     expose the counter otherwise)
+   * @param outputBytes bytes the guest wrote to stdout and stderr together, including any that were cut
+   * @param fileBytes bytes held by the run's file system at the end (mounted copies included)
+   * @param files files and directories in the run's file system at the end (mounted copies included)
+   */
+  public record Usage(Duration wallTime, Duration cpuTime, long allocatedBytes, OptionalLong statements,
+      long outputBytes, long fileBytes, long files) {}
+
+  /**
+   * What the output boundary cut from or changed in the guest's text before it reached the
+   * {@link ExecutionResult}: for stdout, stderr, and the error message with its guest stack frames.
+   *
+   * <p>Guest text is capped ({@link Limits#maxOutputBytes()} for stdout and stderr together) and
+   * sanitised: it is valid UTF-8, holds no terminal escape sequence, no control character but newline
+   * and tab, and no invisible character that reorders or hides text (bidirectional overrides, tag
+   * characters). These notes say how much of that happened, so that an embedder, or a model reading
+   * {@link ExecutionResult#toModelText()}, knows the text is not exactly what the guest wrote.
+   */
+  public record OutputNotes(Changes stdout, Changes stderr, Changes errorMessage) {
+    /** Notes for a run whose text needed no change. */
+    public static final OutputNotes NONE = new OutputNotes(Changes.NONE, Changes.NONE, Changes.NONE);
+
+    public OutputNotes {
+      Objects.requireNonNull(stdout, "stdout");
+      Objects.requireNonNull(stderr, "stderr");
+      Objects.requireNonNull(errorMessage, "errorMessage");
+    }
+
+    /** Whether every piece of guest text arrived whole and unchanged. */
+    public boolean isEmpty() {
+      return stdout.isEmpty() && stderr.isEmpty() && errorMessage.isEmpty();
+    }
+
+    /** One line per changed piece of text, such as {@code "stdout: 2 terminal escape sequences removed"}. */
+    public List<String> describe() {
+      List<String> out = new ArrayList<>();
+      if (!stdout.isEmpty()) {
+        out.add("stdout: " + stdout.describe());
+      }
+      if (!stderr.isEmpty()) {
+        out.add("stderr: " + stderr.describe());
+      }
+      if (!errorMessage.isEmpty()) {
+        out.add("error message: " + errorMessage.describe());
+      }
+      return List.copyOf(out);
+    }
+
+    /**
+     * The changes made to one piece of guest text.
+     *
+     * @param bytesDropped bytes the guest wrote past the output limit, not kept
+     * @param escapeSequencesRemoved terminal escape sequences (CSI, OSC, ...) removed whole
+     * @param controlCharactersReplaced control characters replaced by U+FFFD, or by a newline (a lone CR,
+     *     U+2028, U+2029)
+     * @param invalidSequencesReplaced malformed UTF-8 sequences and lone surrogates replaced by U+FFFD
+     * @param invisibleCharactersRemoved bidirectional controls, zero-width and tag characters removed
+     */
+    public record Changes(long bytesDropped, int escapeSequencesRemoved, int controlCharactersReplaced,
+        int invalidSequencesReplaced, int invisibleCharactersRemoved) {
+      /** No change. */
+      public static final Changes NONE = new Changes(0, 0, 0, 0, 0);
+
+      public Changes {
+        if (bytesDropped < 0 || escapeSequencesRemoved < 0 || controlCharactersReplaced < 0
+            || invalidSequencesReplaced < 0 || invisibleCharactersRemoved < 0) {
+          throw new IllegalArgumentException("counts must not be negative");
+        }
+      }
+
+      /** Whether the text arrived whole and unchanged. */
+      public boolean isEmpty() {
+        return bytesDropped == 0 && escapeSequencesRemoved == 0 && controlCharactersReplaced == 0
+            && invalidSequencesReplaced == 0 && invisibleCharactersRemoved == 0;
+      }
+
+      /** The changes in words, such as {@code "120 bytes cut at the output limit, 1 control character replaced"}. */
+      public String describe() {
+        List<String> parts = new ArrayList<>();
+        if (bytesDropped > 0) {
+          parts.add(bytesDropped + (bytesDropped == 1 ? " byte" : " bytes") + " cut at the output limit");
+        }
+        add(parts, escapeSequencesRemoved, "terminal escape sequence", "removed");
+        add(parts, controlCharactersReplaced, "control character", "replaced");
+        add(parts, invalidSequencesReplaced, "invalid UTF-8 sequence", "replaced");
+        add(parts, invisibleCharactersRemoved, "invisible formatting character", "removed");
+        return parts.isEmpty() ? "unchanged" : String.join(", ", parts);
+      }
+
+      private static void add(List<String> parts, int n, String what, String verb) {
+        if (n > 0) {
+          parts.add(n + " " + what + (n == 1 ? " " : "s ") + verb);
+        }
+      }
+    }
+  }
+
+  /**
+   * A file guest code left at a declared output path ({@link Script#withOutputFiles}), taken out of the
+   * run's in-memory file system as bytes. Its content is untrusted: guest code wrote every byte.
+   *
+   * <p>The sandbox never writes it to the host by itself. {@link #writeTo(Path)} does, when the
+   * embedder asks, inside a directory the embedder names, and nowhere else.
+   */
+  public static final class OutputFile {
+    private final String guestPath;
+    private final byte[] bytes;
+
+    OutputFile(String guestPath, byte[] bytes) {
+      this.guestPath = Objects.requireNonNull(guestPath, "guestPath");
+      this.bytes = bytes.clone();
+    }
+
+    /** The declared guest path, such as {@code /out/report.csv}. */
+    public String guestPath() {
+      return guestPath;
+    }
+
+    /** The file's size in bytes. */
+    public int size() {
+      return bytes.length;
+    }
+
+    /** A copy of the file's content (untrusted). */
+    public byte[] bytes() {
+      return bytes.clone();
+    }
+
+    /**
+     * Writes the file below {@code directory}, at its guest path made relative: {@code /out/report.csv}
+     * goes to {@code directory/out/report.csv}. Directories on the way are created; one that exists must
+     * be a real directory, never a symbolic link. The file is created new ({@code CREATE_NEW},
+     * {@code NOFOLLOW_LINKS}): an existing file or link of that name is never overwritten or followed.
+     * Nothing is written outside {@code directory}.
+     *
+     * @return the host file written
+     * @throws java.nio.file.FileAlreadyExistsException if the file already exists
+     * @throws java.nio.file.NotDirectoryException if {@code directory} is not a directory
+     * @throws java.nio.file.FileSystemException if a directory on the way is a symbolic link or a file
+     * @throws IllegalArgumentException if a name in the guest path is unsafe as a host file name (never
+     *     the case for paths {@link Script#withOutputFiles} accepted)
+     * @throws IOException if writing fails; a partly written file is removed
+     */
+    public Path writeTo(Path directory) throws IOException {
+      return HostWriter.write(Objects.requireNonNull(directory, "directory"), guestPath, bytes);
+    }
+
+    @Override
+    public String toString() {
+      return "OutputFile{" + guestPath + ", " + bytes.length + " bytes}";
+    }
   }
 }

@@ -1,5 +1,8 @@
 package org.polyglotsandbox;
 
+import org.polyglotsandbox.ExecutionResult.OutputFile;
+import org.polyglotsandbox.ExecutionResult.OutputNotes;
+import org.polyglotsandbox.ExecutionResult.Usage;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -17,17 +17,23 @@ import java.util.Set;
  * empty writable directory with no host side.
  */
 public final class Mount {
-  private static final Set<FileOperation> READ_ONLY = EnumSet.of(FileOperation.READ, FileOperation.LIST);
+  private static final Set<Operation> READ_ONLY = EnumSet.of(Operation.FILE_READ, Operation.FILE_LIST);
 
   private final Path hostPath; // null for scratch
   private final String guestPath;
-  private final Set<FileOperation> operations;
+  private final Set<Operation> operations;
 
-  private Mount(Path hostPath, String guestPath, Set<FileOperation> operations) {
+  private Mount(Path hostPath, String guestPath, Set<Operation> operations) {
     this.hostPath = hostPath;
     this.guestPath = normalizeGuestPath(guestPath);
     if (operations.isEmpty()) {
       throw new IllegalArgumentException("mount " + this.guestPath + " allows no operation");
+    }
+    for (Operation op : operations) {
+      if (!Objects.requireNonNull(op, "operation").isMountOperation()) {
+        throw new IllegalArgumentException("mount " + this.guestPath + ": " + op.id() + " is not an operation a"
+            + " mount can allow (" + Operation.mountOperations().stream().map(Operation::id).toList() + ")");
+      }
     }
     this.operations = Collections.unmodifiableSet(EnumSet.copyOf(operations));
   }
@@ -42,18 +48,18 @@ public final class Mount {
    * delete in. Changes stay in the run's memory and are discarded when the run ends.
    */
   public static Mount readWrite(Path hostPath, String guestPath) {
-    return new Mount(requireHost(hostPath, guestPath), guestPath, EnumSet.allOf(FileOperation.class));
+    return new Mount(requireHost(hostPath, guestPath), guestPath, EnumSet.copyOf(Operation.mountOperations()));
   }
 
   /** Mounts a host file or directory with exactly the given operations allowed. */
-  public static Mount of(Path hostPath, String guestPath, Set<FileOperation> operations) {
+  public static Mount of(Path hostPath, String guestPath, Set<Operation> operations) {
     Objects.requireNonNull(operations, "operations");
     return new Mount(requireHost(hostPath, guestPath), guestPath, operations);
   }
 
   /** An empty, writable in-memory directory at {@code guestPath}, discarded when the run ends. */
   public static Mount scratch(String guestPath) {
-    return new Mount(null, guestPath, EnumSet.allOf(FileOperation.class));
+    return new Mount(null, guestPath, EnumSet.copyOf(Operation.mountOperations()));
   }
 
   /** The host file or directory copied in, or empty for a scratch directory. */
@@ -67,15 +73,15 @@ public final class Mount {
   }
 
   /** The operations allowed on this mount and everything below it. */
-  public Set<FileOperation> operations() {
+  public Set<Operation> operations() {
     return operations;
   }
 
   /** Whether guest code can change this mount's content (in memory only). */
   public boolean isWritable() {
-    return operations.contains(FileOperation.WRITE)
-        || operations.contains(FileOperation.CREATE)
-        || operations.contains(FileOperation.DELETE);
+    return operations.contains(Operation.FILE_WRITE)
+        || operations.contains(Operation.FILE_CREATE)
+        || operations.contains(Operation.FILE_DELETE);
   }
 
   private static Path requireHost(Path hostPath, String guestPath) {
@@ -127,7 +133,7 @@ public final class Mount {
   @Override
   public String toString() {
     String ops = operations.equals(READ_ONLY) ? "ro"
-        : operations.equals(EnumSet.allOf(FileOperation.class)) ? "rw" : operations.toString();
+        : operations.equals(EnumSet.copyOf(Operation.mountOperations())) ? "rw" : operations.toString();
     return (hostPath == null ? "scratch" : hostPath.toString()) + " -> " + guestPath + " (" + ops + ")";
   }
 }

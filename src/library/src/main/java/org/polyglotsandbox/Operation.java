@@ -1,5 +1,9 @@
 package org.polyglotsandbox;
 
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * A class of operation guest code could attempt: the catalogue that {@link PolicyReport} lays out as
  * allowed or denied for a policy, and the operation a {@link SandboxEvent.DeniedOperation} names when a
@@ -69,14 +73,20 @@ public enum Operation {
     return id;
   }
 
-  /** The operation matching a file operation. */
-  public static Operation of(FileOperation op) {
-    return switch (op) {
-      case READ -> FILE_READ;
-      case WRITE -> FILE_WRITE;
-      case CREATE -> FILE_CREATE;
-      case DELETE -> FILE_DELETE;
-      case LIST -> FILE_LIST;
-    };
+  /**
+   * The five file operations a {@link Mount} can allow: {@link #FILE_READ}, {@link #FILE_WRITE},
+   * {@link #FILE_CREATE}, {@link #FILE_DELETE} and {@link #FILE_LIST}. ({@link #FILE_LINK} is never
+   * allowed.) An unmodifiable set in declaration order.
+   */
+  public static Set<Operation> mountOperations() {
+    return MOUNT_OPERATIONS;
   }
+
+  /** Whether a {@link Mount} can allow this operation; see {@link #mountOperations()}. */
+  public boolean isMountOperation() {
+    return MOUNT_OPERATIONS.contains(this);
+  }
+
+  private static final Set<Operation> MOUNT_OPERATIONS =
+      Collections.unmodifiableSet(EnumSet.range(FILE_READ, FILE_LIST));
 }

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -41,19 +40,9 @@ public final class PolicyReport {
   /** The target of a result the output boundary refuses: past its caps, cyclic, or against its schema. */
   public static final String OVERSIZE_RESULT = "<result past the output caps>";
 
-  /** Whether the policy lets guest code perform an operation. */
-  public enum Verdict {
-    ALLOWED,
-    DENIED;
-
-    /** A stable name for reports and JSON: {@code allowed} or {@code denied}. */
-    public String id() {
-      return name().toLowerCase(Locale.ROOT);
-    }
-  }
-
   /**
-   * One operation on one target, and the policy's verdict on it.
+   * One operation on one target, and the policy's verdict on it: {@link Verdict#ALLOWED} or
+   * {@link Verdict#DENIED}.
    *
    * @param layers the layers that enforce a denial, the one that acts first first; for an allowed
    *     operation, the layers it passes through (empty when nothing mediates it)
@@ -66,6 +55,9 @@ public final class PolicyReport {
       Objects.requireNonNull(verdict, "verdict");
       layers = List.copyOf(layers);
       Objects.requireNonNull(note, "note");
+      if (verdict == Verdict.STOPPED) {
+        throw new IllegalArgumentException(operation.id() + " " + target + ": a policy allows or denies, it does not stop");
+      }
       if (verdict == Verdict.DENIED && layers.isEmpty()) {
         throw new IllegalArgumentException(operation.id() + " " + target + ": a denial needs an enforcing layer");
       }
@@ -292,24 +284,24 @@ public final class PolicyReport {
       String source = m.hostPath().map(h -> "a copy of " + h + ", taken when each run starts")
           .orElse("an empty in-memory directory");
       String noWriteApi = javascript ? " (JavaScript has no API to write files)" : "";
-      for (FileOperation op : FileOperation.values()) {
-        if (!directory && (op == FileOperation.LIST || op == FileOperation.CREATE)) {
+      for (Operation op : Operation.mountOperations()) {
+        if (!directory && (op == Operation.FILE_LIST || op == Operation.FILE_CREATE)) {
           continue; // nothing to list or create inside a mounted file
         }
-        Operation operation = Operation.of(op);
         boolean declared = m.operations().contains(op);
-        if (!directory && op == FileOperation.DELETE) {
-          out.add(denied(operation, m.guestPath(), VFS, "a mount point cannot be deleted or moved"));
+        if (!directory && op == Operation.FILE_DELETE) {
+          out.add(denied(op, m.guestPath(), VFS, "a mount point cannot be deleted or moved"));
         } else if (!declared) {
-          out.add(denied(operation, m.guestPath(), VFS, m.isWritable()
+          out.add(denied(op, m.guestPath(), VFS, m.isWritable()
               ? "not among the mount's operations" : "the mount is read-only"));
         } else {
-          out.add(allowed(operation, m.guestPath(), VFS, switch (op) {
-            case READ -> source + (javascript ? "; JavaScript reads with readText(path)" : "");
-            case LIST -> "its entries";
-            case WRITE -> "in the run's memory only; the host never changes" + noWriteApi;
-            case CREATE -> "files and directories below it, in memory only" + noWriteApi;
-            case DELETE -> "entries below it, not the mount point itself" + noWriteApi;
+          out.add(allowed(op, m.guestPath(), VFS, switch (op) {
+            case FILE_READ -> source + (javascript ? "; JavaScript reads with readText(path)" : "");
+            case FILE_LIST -> "its entries";
+            case FILE_WRITE -> "in the run's memory only; the host never changes" + noWriteApi;
+            case FILE_CREATE -> "files and directories below it, in memory only" + noWriteApi;
+            case FILE_DELETE -> "entries below it, not the mount point itself" + noWriteApi;
+            default -> throw new AssertionError(op); // mountOperations() holds only the five above
           }));
         }
       }

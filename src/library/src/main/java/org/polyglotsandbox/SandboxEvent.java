@@ -97,11 +97,12 @@ public sealed interface SandboxEvent {
    *
    * @param argumentBytes the size of the arguments as UTF-8 JSON; 0 if they could not be copied out
    * @param duration from the call entering the gateway to its answer leaving it
+   * @param status how the call ended
    */
-  record ToolCall(Instant time, String tool, long argumentBytes, Duration duration, Verdict verdict)
+  record ToolCall(Instant time, String tool, long argumentBytes, Duration duration, Status status)
       implements SandboxEvent {
-    /** How a tool call ended. */
-    public enum Verdict {
+    /** How a tool call ended (the sandbox's {@link Verdict} on it is always {@link Verdict#ALLOWED}). */
+    public enum Status {
       /** The handler returned a valid result. */
       OK,
       /** The arguments were not plain data, too large, or broke the parameter schema; the handler did not run. */
@@ -122,7 +123,7 @@ public sealed interface SandboxEvent {
       Objects.requireNonNull(time, "time");
       Objects.requireNonNull(tool, "tool");
       Objects.requireNonNull(duration, "duration");
-      Objects.requireNonNull(verdict, "verdict");
+      Objects.requireNonNull(status, "status");
     }
 
     /** Always {@link Layer#TOOL_GATEWAY}. */

@@ -1,5 +1,6 @@
 package org.polyglotsandbox;
 
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -1,6 +1,7 @@
 package org.polyglotsandbox;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -61,7 +62,7 @@ public final class Tool {
   private final String description;
   private final JsonSchema parameters;
   private final JsonSchema result;
-  private final ToolHandler handler;
+  private final Tool.Handler handler;
   private final int maxCallsPerRun;
   private final Duration timeout;
   private final int maxArgumentBytes;
@@ -111,7 +112,7 @@ public final class Tool {
   }
 
   /** The host function. */
-  public ToolHandler handler() {
+  public Tool.Handler handler() {
     return handler;
   }
 
@@ -177,7 +178,7 @@ public final class Tool {
     private String description = "";
     private String parameters = NO_PARAMETERS;
     private String result;
-    private ToolHandler handler;
+    private Tool.Handler handler;
     private int maxCallsPerRun = 1000;
     private Duration timeout = Duration.ofSeconds(5);
     private int maxArgumentBytes = 64 << 10;
@@ -211,7 +212,7 @@ public final class Tool {
     }
 
     /** The host function. Required. */
-    public Builder handler(ToolHandler handler) {
+    public Builder handler(Tool.Handler handler) {
       this.handler = Objects.requireNonNull(handler, "handler");
       return this;
     }
@@ -282,5 +283,30 @@ public final class Tool {
       JsonSchema r = result == null ? null : JsonSchema.parse(result, "tool '" + name + "': result schema");
       return new Tool(this, p, r);
     }
+  }
+
+  /**
+   * The host side of a {@link Tool}: plain Java values in, a plain value out.
+   *
+   * <p>It runs on a sandbox-owned thread, never on the guest's, so that its {@linkplain Tool#timeout()
+   * timeout} and the run's wall-clock deadline hold while it works. It may be called from several runs
+   * at once; it must be thread-safe.
+   */
+  @FunctionalInterface
+  public interface Handler {
+    /**
+     * Handles one call.
+     *
+     * @param arguments the guest's arguments, already copied out of the guest and validated against the
+     *     tool's parameter schema: an unmodifiable map whose values are only {@code null}, {@link Boolean},
+     *     {@link Long}, {@link Double}, {@link java.math.BigInteger}, {@link String}, unmodifiable
+     *     {@link java.util.List} and unmodifiable {@link Map} with string keys. Treat them as untrusted
+     *     data.
+     * @return the result: {@code null}, a {@link Boolean}, {@link Number}, {@link String}, {@link
+     *     java.util.List} or {@link Map} with string keys, nested; anything else fails the call
+     * @throws ToolException to fail the call with a message meant for the guest
+     * @throws Exception for any other failure; the guest sees only its message, never its class or stack
+     */
+    Object call(Map<String, Object> arguments) throws Exception;
   }
 }

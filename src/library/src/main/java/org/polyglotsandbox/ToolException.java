@@ -1,7 +1,7 @@
 package org.polyglotsandbox;
 
 /**
- * Thrown by a {@link ToolHandler} to fail a call on purpose. The guest sees the message (as a
+ * Thrown by a {@link Tool.Handler} to fail a call on purpose. The guest sees the message (as a
  * JavaScript {@code ToolError} or Python {@code ToolError}, a {@code RuntimeError}); write it for the
  * guest: no secrets, no host paths.
  */

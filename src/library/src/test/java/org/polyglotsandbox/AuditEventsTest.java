@@ -80,7 +80,7 @@ class AuditEventsTest {
         .contains("file.read /etc/passwd denied virtual-file-system",
             "tool.call echo allowed tool-gateway",
             "tool.call kv.put denied tool-gateway");
-    assertThat(audit).filteredOn(e -> e.operation() == Operation.TOOL_CALL && e.verdict() == AuditEvent.Verdict.ALLOWED)
+    assertThat(audit).filteredOn(e -> e.operation() == Operation.TOOL_CALL && e.verdict() == Verdict.ALLOWED)
         .singleElement().satisfies(e -> assertThat(e.detail()).startsWith("ok in ").endsWith(" argument bytes"));
     assertThat(audit).allSatisfy(e -> assertThat(e.time()).isNotNull());
 
@@ -110,7 +110,7 @@ class AuditEventsTest {
         assertThat(seenEvent.event()).isEqualTo(r.auditEvents().get(0));
         assertThat(seenEvent.event().operation()).isEqualTo(Operation.LIMIT_EXCEED);
         assertThat(seenEvent.event().target()).isEqualTo("wall_time");
-        assertThat(seenEvent.event().verdict()).isEqualTo(AuditEvent.Verdict.STOPPED);
+        assertThat(seenEvent.event().verdict()).isEqualTo(Verdict.STOPPED);
         assertThat(seenEvent.event().layer()).isEqualTo(Layer.WATCHDOG);
         assertThat(seenEvent.thread()).as("never the shared watchdog thread")
             .isEqualTo(Thread.currentThread().getName());

@@ -85,9 +85,9 @@ class InlineToolTest {
         [napped, tools.pooledInc(n=1), tools.inc(n=2), tools.pooledInc(n=3)]"""));
     assertThatRun(r).hasValue(List.of("ToolError|timeout|tool 'nap' did not answer within 200 ms", 2L, 3L, 4L));
     assertThat(r.events()).filteredOn(SandboxEvent.ToolCall.class::isInstance)
-        .map(e -> ((SandboxEvent.ToolCall) e).verdict())
-        .containsExactly(SandboxEvent.ToolCall.Verdict.TIMED_OUT, SandboxEvent.ToolCall.Verdict.OK,
-            SandboxEvent.ToolCall.Verdict.OK, SandboxEvent.ToolCall.Verdict.OK);
+        .map(e -> ((SandboxEvent.ToolCall) e).status())
+        .containsExactly(SandboxEvent.ToolCall.Status.TIMED_OUT, SandboxEvent.ToolCall.Status.OK,
+            SandboxEvent.ToolCall.Status.OK, SandboxEvent.ToolCall.Status.OK);
   }
 
   @ParameterizedTest

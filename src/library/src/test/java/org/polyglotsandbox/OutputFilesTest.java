@@ -1,5 +1,6 @@
 package org.polyglotsandbox;
 
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;

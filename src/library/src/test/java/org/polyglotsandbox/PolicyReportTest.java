@@ -2,8 +2,8 @@ package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.polyglotsandbox.PolicyReport.Verdict.ALLOWED;
-import static org.polyglotsandbox.PolicyReport.Verdict.DENIED;
+import static org.polyglotsandbox.Verdict.ALLOWED;
+import static org.polyglotsandbox.Verdict.DENIED;
 
 import java.io.IOException;
 import java.nio.file.Files;

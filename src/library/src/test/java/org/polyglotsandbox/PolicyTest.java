@@ -43,9 +43,12 @@ class PolicyTest {
 
   @Test
   void mountsDefaultToTheirNamedAccess() {
-    assertThat(Mount.readOnly(Path.of("x"), "/x").operations()).containsExactlyInAnyOrder(FileOperation.READ, FileOperation.LIST);
+    assertThat(Mount.readOnly(Path.of("x"), "/x").operations()).containsExactlyInAnyOrder(Operation.FILE_READ, Operation.FILE_LIST);
     assertThat(Mount.readOnly(Path.of("x"), "/x").isWritable()).isFalse();
-    assertThat(Mount.readWrite(Path.of("x"), "/x").operations()).containsExactlyInAnyOrder(FileOperation.values());
+    assertThat(Mount.readWrite(Path.of("x"), "/x").operations()).containsExactlyElementsOf(Operation.mountOperations());
+    assertThatThrownBy(() -> Mount.of(Path.of("x"), "/x", Set.of(Operation.FILE_LINK)))
+        .hasMessage("mount /x: file.link is not an operation a mount can allow ([file.read, file.write, file.create, file.delete, file.list])");
+    assertThatThrownBy(() -> Mount.of(Path.of("x"), "/x", Set.of(Operation.PROCESS_SPAWN))).hasMessageContaining("process.spawn");
     assertThatThrownBy(() -> Mount.of(Path.of("x"), "/x", Set.of())).hasMessageContaining("allows no operation");
   }
 

@@ -52,7 +52,7 @@ class ToolDeadlineTest {
     assertThatRun(r).wasStoppedBy(Limit.WALL_TIME);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WALL_TIME.plusSeconds(3));
     assertThat(r.events()).filteredOn(SandboxEvent.ToolCall.class::isInstance).singleElement()
-        .satisfies(e -> assertThat(((SandboxEvent.ToolCall) e).verdict()).isEqualTo(SandboxEvent.ToolCall.Verdict.CANCELLED));
+        .satisfies(e -> assertThat(((SandboxEvent.ToolCall) e).status()).isEqualTo(SandboxEvent.ToolCall.Status.CANCELLED));
   }
 
   @ParameterizedTest

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /** Tools and the tool allowlist are checked when they are built, with messages naming the problem. */
 class ToolDefinitionTest {
-  private static final ToolHandler NOTHING = args -> null;
+  private static final Tool.Handler NOTHING = args -> null;
 
   @Test
   void validTool_keepsWhatItWasGiven() {

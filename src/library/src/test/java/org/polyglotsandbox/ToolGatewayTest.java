@@ -106,7 +106,7 @@ class ToolGatewayTest {
     assertThat(received.get(0)).isEqualTo(Map.of("a", 2L, "b", 3L));
     assertThat(toolCalls(r)).first().satisfies(c -> {
       assertThat(c.tool()).isEqualTo("add");
-      assertThat(c.verdict()).isEqualTo(SandboxEvent.ToolCall.Verdict.OK);
+      assertThat(c.status()).isEqualTo(SandboxEvent.ToolCall.Status.OK);
       assertThat(c.argumentBytes()).isEqualTo("{\"a\":2,\"b\":3}".length());
       assertThat(c.layer()).isEqualTo(Layer.TOOL_GATEWAY);
     });
@@ -174,8 +174,8 @@ class ToolGatewayTest {
     assertThat(answers.get(2)).startsWith("TypeError|");
     assertThat(answers.get(3)).startsWith(of(language, "ToolError|invalid_arguments|", "TypeError|"));
     assertThat(received).isEmpty();
-    assertThat(toolCalls(r)).extracting(SandboxEvent.ToolCall::verdict)
-        .containsOnly(SandboxEvent.ToolCall.Verdict.INVALID_ARGUMENTS);
+    assertThat(toolCalls(r)).extracting(SandboxEvent.ToolCall::status)
+        .containsOnly(SandboxEvent.ToolCall.Status.INVALID_ARGUMENTS);
   }
 
   @ParameterizedTest
@@ -203,8 +203,8 @@ class ToolGatewayTest {
         new String[] {"tools.add({a: 1, b: 1})", "tools.add(a=1, b=1)"});
     assertThat(answers(r)).containsExactly("ToolError|timeout|tool 'sleep' did not answer within 300 ms", "2");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
-    assertThat(toolCalls(r)).extracting(SandboxEvent.ToolCall::verdict)
-        .containsExactly(SandboxEvent.ToolCall.Verdict.TIMED_OUT, SandboxEvent.ToolCall.Verdict.OK);
+    assertThat(toolCalls(r)).extracting(SandboxEvent.ToolCall::status)
+        .containsExactly(SandboxEvent.ToolCall.Status.TIMED_OUT, SandboxEvent.ToolCall.Status.OK);
   }
 
   @ParameterizedTest

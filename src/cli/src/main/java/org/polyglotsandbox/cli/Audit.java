@@ -1,5 +1,6 @@
 package org.polyglotsandbox.cli;
 
+import org.polyglotsandbox.Verdict;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -57,12 +58,12 @@ final class Audit {
   }
 
   /** One probe's outcome. */
-  record ProbeResult(Probe probe, PolicyReport.Entry entry, PolicyReport.Verdict intended, Observed observed,
+  record ProbeResult(Probe probe, PolicyReport.Entry entry, Verdict intended, Observed observed,
       String evidence) {
     /** Whether the observation agrees with the intention. */
     boolean ok() {
-      return observed == Observed.REACHABLE ? intended == PolicyReport.Verdict.ALLOWED
-          : observed == Observed.BLOCKED && intended == PolicyReport.Verdict.DENIED;
+      return observed == Observed.REACHABLE ? intended == Verdict.ALLOWED
+          : observed == Observed.BLOCKED && intended == Verdict.DENIED;
     }
   }
 
@@ -500,7 +501,7 @@ final class Audit {
 
   private ProbeResult result(Probe p, Observed observed, String evidence) {
     PolicyReport.Entry entry = entryOf(p);
-    PolicyReport.Verdict intended = p.intended() != null ? p.intended() : entry.verdict();
+    Verdict intended = p.intended() != null ? p.intended() : entry.verdict();
     return new ProbeResult(p, entry, intended, observed, evidence);
   }
 

@@ -24,7 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
 
@@ -40,7 +40,7 @@ final class AuditSetup implements AutoCloseable {
 
   /** What the audit knows about one mount. */
   record MountInfo(Mount mount, boolean directory, Sample sample) {
-    boolean allows(FileOperation op) {
+    boolean allows(Operation op) {
       return mount.operations().contains(op);
     }
   }
@@ -175,8 +175,8 @@ final class AuditSetup implements AutoCloseable {
 
   /** The first mount guest code may create files in (a directory allowing create, write, read, delete), or null. */
   MountInfo writableDirectory() {
-    return mounts.stream().filter(m -> m.directory() && m.allows(FileOperation.CREATE) && m.allows(FileOperation.WRITE)
-        && m.allows(FileOperation.READ) && m.allows(FileOperation.DELETE)).findFirst().orElse(null);
+    return mounts.stream().filter(m -> m.directory() && m.allows(Operation.FILE_CREATE) && m.allows(Operation.FILE_WRITE)
+        && m.allows(Operation.FILE_READ) && m.allows(Operation.FILE_DELETE)).findFirst().orElse(null);
   }
 
   /**

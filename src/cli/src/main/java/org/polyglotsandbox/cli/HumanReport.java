@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.OutputFile;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.SandboxEvent;
 
 /**

@@ -1,5 +1,6 @@
 package org.polyglotsandbox.cli;
 
+import org.polyglotsandbox.Verdict;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.polyglotsandbox.Language;
@@ -33,7 +34,7 @@ import org.polyglotsandbox.PolicyReport;
  */
 record Probe(String id, Language language, Kind kind, Operation operation, String target, String code,
     String plant, Operation denial, String denialTarget, String toolEvent, Limit limit, Supplier<String> hostCheck,
-    PolicyReport.Verdict intended) {
+    Verdict intended) {
 
   /** How a probe runs. */
   enum Kind {
@@ -68,7 +69,7 @@ record Probe(String id, Language language, Kind kind, Operation operation, Strin
   }
 
   /** This probe assuming {@code verdict} whatever the policy says. */
-  Probe assuming(PolicyReport.Verdict verdict) {
+  Probe assuming(Verdict verdict) {
     return new Probe(id, language, kind, operation, target, code, plant, denial, denialTarget, toolEvent, limit,
         hostCheck, verdict);
   }

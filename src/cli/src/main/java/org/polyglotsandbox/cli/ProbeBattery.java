@@ -31,7 +31,7 @@ import static org.polyglotsandbox.PolicyReport.PYTHON_HOME;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Policy;
@@ -147,7 +147,7 @@ final class ProbeBattery {
       }
       String path = m.sample().guestPath();
       Probe.Builder b = Probe.js("js.mount.read:" + path, FILE_READ, path);
-      if (!m.allows(FileOperation.READ)) {
+      if (!m.allows(Operation.FILE_READ)) {
         b.denial(path);
       }
       out.add(b.code("const t = readText(" + quote(path) + ");\n"
@@ -847,34 +847,34 @@ final class ProbeBattery {
   /** Python probes of one mount: each file operation, allowed or not, as the mount declares. */
   private static void mountProbes(MountInfo m, List<Probe> out) {
     String g = m.mount().guestPath();
-    boolean canCreate = m.directory() && m.allows(FileOperation.CREATE) && m.allows(FileOperation.WRITE);
+    boolean canCreate = m.directory() && m.allows(Operation.FILE_CREATE) && m.allows(Operation.FILE_WRITE);
     // A file of the probe's own, in a mount it may create in: "<mount>/audit-<what>-<nonce>".
     String own = "(" + quote(g + "/audit-") + " + audit['nonce'] + '-')";
     if (m.sample() != null) {
       String sample = m.sample().guestPath();
       long bytes = m.sample().bytes();
       Probe.Builder read = Probe.py("py.mount.read:" + sample, FILE_READ, sample);
-      if (!m.allows(FileOperation.READ)) {
+      if (!m.allows(Operation.FILE_READ)) {
         read.denial(sample);
       }
       out.add(read.code("data = open(" + quote(sample) + ", 'rb').read()\n"
           + "return 'reachable: read " + bytes + " bytes' if len(data) == " + bytes
           + " else 'unexpected: read ' + str(len(data)) + ' bytes, the host has " + bytes + "'"));
       Probe.Builder write = Probe.py("py.mount.write:" + sample, FILE_WRITE, sample);
-      if (!m.allows(FileOperation.WRITE)) {
+      if (!m.allows(Operation.FILE_WRITE)) {
         write.denial(sample);
       }
       out.add(write.code("import os\nbefore = os.path.getsize(" + quote(sample) + ")\n"
           + "with open(" + quote(sample) + ", 'ab') as f:\n    f.write(b'x')\n"
           + "return 'reachable: appended to the copy' if os.path.getsize(" + quote(sample) + ") == before + 1"
           + " else 'unexpected: the size did not grow'"));
-      if (m.allows(FileOperation.WRITE)) {
+      if (m.allows(Operation.FILE_WRITE)) {
         out.add(Probe.py("py.mount.host-side:" + sample, FILE_WRITE, HOST_SIDE_OF_MOUNTS)
             .hostCheck(() -> AuditSetup.hostFileChanged(m.sample()))
             .code("with open(" + quote(sample) + ", 'ab') as f:\n    f.write(b'audit')\n"
                 + "return 'blocked: wrote the in-memory copy; the host decides whether its file changed'"));
       }
-    } else if (canCreate && m.allows(FileOperation.READ)) {
+    } else if (canCreate && m.allows(Operation.FILE_READ)) {
       out.add(Probe.py("py.mount.read-back:" + g, FILE_READ, g).code("p = " + own + " + 'read'\n"
           + "with open(p, 'w') as f:\n    f.write(audit['nonce'])\n"
           + "return 'reachable: read back what was written' if open(p).read() == audit['nonce'] else 'unexpected: read other text'"));
@@ -888,18 +888,18 @@ final class ProbeBattery {
       return;
     }
     Probe.Builder list = Probe.py("py.mount.list:" + g, FILE_LIST, g);
-    if (!m.allows(FileOperation.LIST)) {
+    if (!m.allows(Operation.FILE_LIST)) {
       list.denial(g);
     }
     out.add(list.code("import os\nreturn 'reachable: listed ' + str(len(os.listdir(" + quote(g) + "))) + ' entries'"));
     Probe.Builder create = Probe.py("py.mount.create:" + g, FILE_CREATE, g);
-    if (!m.allows(FileOperation.CREATE)) {
+    if (!m.allows(Operation.FILE_CREATE)) {
       create.denial(g);
     }
     out.add(create.code("import os\np = " + own + " + 'create'\nopen(p, 'x').close()\n"
         + "return 'reachable: created ' + p if os.path.exists(p) else 'unexpected: created but not there'"));
     Probe.Builder delete = Probe.py("py.mount.delete:" + g, FILE_DELETE, g);
-    if (!m.allows(FileOperation.DELETE)) {
+    if (!m.allows(Operation.FILE_DELETE)) {
       delete.denial(g);
     }
     if (canCreate) {

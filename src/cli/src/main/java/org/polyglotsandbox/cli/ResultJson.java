@@ -17,8 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Limit;
-import org.polyglotsandbox.OutputFile;
-import org.polyglotsandbox.OutputNotes;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
+import org.polyglotsandbox.ExecutionResult.OutputNotes;
 import org.polyglotsandbox.SandboxEvent;
 
 /**
@@ -219,7 +219,7 @@ final class ResultJson {
         o.put("tool", t.tool());
         o.put("argumentBytes", t.argumentBytes());
         o.put("durationMicros", t.duration().toNanos() / 1000);
-        o.put("verdict", t.verdict().name().toLowerCase(Locale.ROOT));
+        o.put("status", t.status().name().toLowerCase(Locale.ROOT));
         o.put("layer", t.layer().id());
       }
     }

@@ -1,5 +1,6 @@
 package org.polyglotsandbox.cli;
 
+import org.polyglotsandbox.Verdict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -46,7 +47,7 @@ class AuditTest {
 
     assertThat(report.passed()).isFalse();
     Audit.ProbeResult read = result(report, "js.read.etc-passwd");
-    assertThat(read.intended()).isEqualTo(PolicyReport.Verdict.DENIED);
+    assertThat(read.intended()).isEqualTo(Verdict.DENIED);
     assertThat(read.observed()).isEqualTo(Audit.Observed.REACHABLE);
     assertThat(read.evidence()).contains("root:x:0:0:leaked");
     assertThat(report.rows()).filteredOn(r -> r.entry().operation() == Operation.FILE_READ
@@ -64,7 +65,7 @@ class AuditTest {
     List<Probe> planted = List.of(
         // A mounted file the probe wrongly believes is denied: the audit must notice it is readable.
         Probe.js("test.mounted-read-assumed-denied", Operation.FILE_READ, "/data.txt")
-            .code("return 'reachable: ' + readText('/data.txt').length;").assuming(PolicyReport.Verdict.DENIED),
+            .code("return 'reachable: ' + readText('/data.txt').length;").assuming(Verdict.DENIED),
         // The guest claims it was blocked, but the host saw the operation happen: the host wins.
         Probe.js("test.host-saw-it", Operation.FILE_READ, "/etc/shadow")
             .hostCheck(() -> "the host saw the file change").code("return 'blocked: says the guest';"),

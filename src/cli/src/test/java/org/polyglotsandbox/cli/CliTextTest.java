@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Mount;
 import picocli.CommandLine;
 
@@ -48,7 +48,7 @@ class CliTextTest {
 
     assertThat(m.hostPath()).contains(dir.toAbsolutePath());
     assertThat(m.guestPath()).isEqualTo("/data");
-    assertThat(m.operations()).containsExactlyInAnyOrder(FileOperation.READ, FileOperation.LIST);
+    assertThat(m.operations()).containsExactlyInAnyOrder(Operation.FILE_READ, Operation.FILE_LIST);
   }
 
   @Test

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
@@ -71,7 +71,7 @@ class PolicyFileTest {
 
     Mount m = parse("{\"mounts\": [{\"host\": \"in.txt\", \"guest\": \"/in.txt\"}]}").mounts().get(0);
 
-    assertThat(m.operations()).containsExactlyInAnyOrder(FileOperation.READ, FileOperation.LIST);
+    assertThat(m.operations()).containsExactlyInAnyOrder(Operation.FILE_READ, Operation.FILE_LIST);
   }
 
   @Test

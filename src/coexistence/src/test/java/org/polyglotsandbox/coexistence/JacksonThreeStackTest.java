@@ -67,8 +67,8 @@ class JacksonThreeStackTest {
     assertThat(bad.outcome()).as("%s", bad).isEqualTo(Outcome.OK);
     assertThat((String) bad.value()).startsWith("invalid_arguments|").contains("$.limit");
     assertThat(bad.events()).filteredOn(SandboxEvent.ToolCall.class::isInstance)
-        .extracting(e -> ((SandboxEvent.ToolCall) e).verdict())
-        .containsExactly(SandboxEvent.ToolCall.Verdict.INVALID_ARGUMENTS);
+        .extracting(e -> ((SandboxEvent.ToolCall) e).status())
+        .containsExactly(SandboxEvent.ToolCall.Status.INVALID_ARGUMENTS);
   }
 
   @Test

@@ -5,7 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.OutputFile;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.Outcome;
 
 /**

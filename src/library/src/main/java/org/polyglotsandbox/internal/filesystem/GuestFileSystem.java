@@ -30,11 +30,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.polyglotsandbox.FileOperation;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.internal.EnforcementSink;
 
 /**
@@ -221,17 +220,17 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   /** The Jimfs path for {@code path} if {@code op} is allowed there; otherwise reports and throws. */
-  private Path require(FileOperation op, Path path) throws IOException {
+  private Path require(Operation op, Path path) throws IOException {
     String gp = guestPath(path);
     Mount m = mountOf(gp);
     if ((m != null && m.operations().contains(op))
-        || (m == null && op == FileOperation.LIST && isOnTheWayToAMount(gp))) {
+        || (m == null && op == Operation.FILE_LIST && isOnTheWayToAMount(gp))) {
       return memory.getPath(gp);
     }
-    if (op == FileOperation.READ && m == null && isPseudoName(path)) {
+    if (op == Operation.FILE_READ && m == null && isPseudoName(path)) {
       throw new NoSuchFileException(gp);
     }
-    throw deny(Operation.of(op), gp);
+    throw deny(op, gp);
   }
 
   /** An angle-bracket name such as {@code <frozen os>}: interpreters probe these; they never exist. */
@@ -352,7 +351,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
-    Files.setAttribute(require(FileOperation.WRITE, path), attribute, value, options);
+    Files.setAttribute(require(Operation.FILE_WRITE, path), attribute, value, options);
   }
 
   @Override
@@ -371,20 +370,20 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     boolean write = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
     boolean create = options.contains(StandardOpenOption.CREATE_NEW)
         || (options.contains(StandardOpenOption.CREATE) && !exists);
-    EnumSet<FileOperation> needed = EnumSet.noneOf(FileOperation.class);
+    EnumSet<Operation> needed = EnumSet.noneOf(Operation.class);
     if (!write || options.contains(StandardOpenOption.READ)) {
-      needed.add(FileOperation.READ);
+      needed.add(Operation.FILE_READ);
     }
     if (write && (exists || !create)) {
-      needed.add(FileOperation.WRITE);
+      needed.add(Operation.FILE_WRITE);
     }
     if (create) {
-      needed.add(FileOperation.CREATE);
+      needed.add(Operation.FILE_CREATE);
     }
     if (options.contains(StandardOpenOption.DELETE_ON_CLOSE)) {
-      needed.add(FileOperation.DELETE);
+      needed.add(Operation.FILE_DELETE);
     }
-    for (FileOperation op : needed) {
+    for (Operation op : needed) {
       require(op, path);
     }
     if (create) {
@@ -462,7 +461,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   @Override
   public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
       throws IOException {
-    Path p = require(FileOperation.LIST, dir);
+    Path p = require(Operation.FILE_LIST, dir);
     List<Path> entries = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(p)) {
       for (Path entry : stream) {
@@ -485,7 +484,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
-    Path p = require(FileOperation.CREATE, dir);
+    Path p = require(Operation.FILE_CREATE, dir);
     reserveEntry(p.toString());
     try {
       Files.createDirectory(p, attrs);
@@ -497,7 +496,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void delete(Path path) throws IOException {
-    Path p = require(FileOperation.DELETE, path);
+    Path p = require(Operation.FILE_DELETE, path);
     if (mountOf(p.toString()).guestPath().equals(p.toString())) {
       throw new FileSystemException(p.toString(), null, "a mount point cannot be deleted");
     }
@@ -507,7 +506,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void copy(Path source, Path target, CopyOption... options) throws IOException {
-    Path from = require(FileOperation.READ, source);
+    Path from = require(Operation.FILE_READ, source);
     Path to = requireTarget(target, options);
     boolean created = !Files.exists(to, LinkOption.NOFOLLOW_LINKS);
     if (created) {
@@ -525,7 +524,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void move(Path source, Path target, CopyOption... options) throws IOException {
-    Path from = require(FileOperation.DELETE, source);
+    Path from = require(Operation.FILE_DELETE, source);
     Path to = requireTarget(target, options);
     if (mountOf(from.toString()).guestPath().equals(from.toString())) {
       throw new FileSystemException(from.toString(), null, "a mount point cannot be moved");
@@ -534,9 +533,9 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   private Path requireTarget(Path target, CopyOption... options) throws IOException {
-    Path to = require(FileOperation.CREATE, target);
+    Path to = require(Operation.FILE_CREATE, target);
     if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
-      require(FileOperation.WRITE, target);
+      require(Operation.FILE_WRITE, target);
       if (!List.of(options).contains(StandardCopyOption.REPLACE_EXISTING)) {
         throw new java.nio.file.FileAlreadyExistsException(to.toString());
       }

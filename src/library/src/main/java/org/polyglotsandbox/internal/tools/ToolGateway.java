@@ -22,7 +22,7 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
-import org.polyglotsandbox.SandboxEvent.ToolCall.Verdict;
+import org.polyglotsandbox.SandboxEvent.ToolCall.Status;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
 import org.polyglotsandbox.internal.boundary.GuestProbe;
@@ -218,7 +218,7 @@ public final class ToolGateway {
     if (n > tool.maxCallsPerRun()) {
       guard.trip(Limit.TOOL_CALLS, "tool '" + name + "' called more than " + tool.maxCallsPerRun() + " times",
           Layer.TOOL_GATEWAY, true);
-      record(tool, 0, start, Verdict.OVER_BUDGET);
+      record(tool, 0, start, Status.OVER_BUDGET);
       return error("over_budget", "tool '" + name + "' may be called at most " + tool.maxCallsPerRun()
           + " times per run");
     }
@@ -228,31 +228,31 @@ public final class ToolGateway {
       Object copy = ValueCopier.forArguments(language, MAX_ARGUMENT_NODES, MAX_ARGUMENT_DEPTH,
           tool.maxArgumentBytes(), probe).copy(args[1]);
       if (!(copy instanceof Map<?, ?> map)) {
-        record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+        record(tool, 0, start, Status.INVALID_ARGUMENTS);
         return error("invalid_arguments", "tool '" + name + "': arguments must be an object");
       }
       @SuppressWarnings("unchecked")
       Map<String, Object> m = (Map<String, Object>) map;
       arguments = m;
     } catch (NotPlainDataException | ValueRejectedException e) {
-      record(tool, 0, start, Verdict.INVALID_ARGUMENTS);
+      record(tool, 0, start, Status.INVALID_ARGUMENTS);
       return error("invalid_arguments", "tool '" + name + "': " + e.getMessage());
     }
     byte[] json;
     try {
       json = PlainData.toJson(arguments, ARGUMENTS).getBytes(StandardCharsets.UTF_8);
     } catch (NotPlainDataException e) {
-      record(tool, 0, start, Verdict.INVALID_ARGUMENTS); // not reached: the copier produces only plain data
+      record(tool, 0, start, Status.INVALID_ARGUMENTS); // not reached: the copier produces only plain data
       return error("invalid_arguments", "tool '" + name + "': arguments are not plain data");
     }
     if (json.length > tool.maxArgumentBytes()) {
-      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      record(tool, json.length, start, Status.INVALID_ARGUMENTS);
       return error("invalid_arguments", "tool '" + name + "': arguments are " + json.length
           + " bytes of JSON, more than the " + tool.maxArgumentBytes() + " allowed");
     }
     List<String> violations = tool.parameters().violations(arguments);
     if (!violations.isEmpty()) {
-      record(tool, json.length, start, Verdict.INVALID_ARGUMENTS);
+      record(tool, json.length, start, Status.INVALID_ARGUMENTS);
       return error("invalid_arguments", "tool '" + name + "': invalid arguments: " + String.join("; ", violations));
     }
 
@@ -260,14 +260,14 @@ public final class ToolGateway {
     try {
       result = await(tool, arguments);
     } catch (TimeoutException e) {
-      record(tool, json.length, start, Verdict.TIMED_OUT);
+      record(tool, json.length, start, Status.TIMED_OUT);
       return error("timeout", "tool '" + name + "' did not answer within " + format(tool.timeout()));
     } catch (CancellationException e) {
-      record(tool, json.length, start, Verdict.CANCELLED);
+      record(tool, json.length, start, Status.CANCELLED);
       return error("cancelled", "the run was cancelled");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      record(tool, json.length, start, Verdict.FAILED);
+      record(tool, json.length, start, Status.FAILED);
       if (cause instanceof ToolException) {
         return error("failed", ErrorClassifier.clean(cause.getMessage()));
       }
@@ -282,23 +282,23 @@ public final class ToolGateway {
       text = PlainData.toJson(result, PlainData.Format.strict(limits.maxResultDepth(), limits.maxResultNodes()));
     } catch (NotPlainDataException e) {
       LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an unusable result: " + e.getMessage());
-      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      record(tool, json.length, start, Status.INVALID_RESULT);
       return error("invalid_result", "tool '" + name + "' returned a result that is not plain data");
     }
     if (tool.result() != null) {
       List<String> wrong = tool.result().violations(result);
       if (!wrong.isEmpty()) {
         LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' returned an invalid result: " + wrong);
-        record(tool, json.length, start, Verdict.INVALID_RESULT);
+        record(tool, json.length, start, Status.INVALID_RESULT);
         return error("invalid_result", "tool '" + name + "' returned an invalid result: " + String.join("; ", wrong));
       }
     }
     if (text.length() > limits.maxResultStringLength()) {
-      record(tool, json.length, start, Verdict.INVALID_RESULT);
+      record(tool, json.length, start, Status.INVALID_RESULT);
       return error("invalid_result", "tool '" + name + "' returned more than " + limits.maxResultStringLength()
           + " characters of JSON");
     }
-    record(tool, json.length, start, Verdict.OK);
+    record(tool, json.length, start, Status.OK);
     return "R" + text;
   }
 
@@ -347,9 +347,9 @@ public final class ToolGateway {
     return result;
   }
 
-  private void record(ToolBinding tool, long argumentBytes, long start, Verdict verdict) {
+  private void record(ToolBinding tool, long argumentBytes, long start, Status status) {
     guard.toolCall(new ToolCall(Instant.now(), tool.name(), argumentBytes,
-        Duration.ofNanos(System.nanoTime() - start), verdict));
+        Duration.ofNanos(System.nanoTime() - start), status));
   }
 
   private static String error(String code, String message) {
