@@ -15,4 +15,9 @@ module org.polyglotsandbox {
   requires jdk.jfr;
 
   exports org.polyglotsandbox;
+
+  // The API finds its engine room through this service, so that it imports no engine-room class.
+  uses org.polyglotsandbox.internal.spi.SandboxCore.Factory;
+  provides org.polyglotsandbox.internal.spi.SandboxCore.Factory
+      with org.polyglotsandbox.internal.engine.EngineRoomProvider;
 }

@@ -18,6 +18,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.ModelText;
+import org.polyglotsandbox.internal.spi.RunRecord;
 
 /**
  * The outcome of one run. Everything in it came from untrusted code: treat the value, the streams,
@@ -51,27 +52,25 @@ public final class ExecutionResult {
   private final String runId;
   private final int droppedEvents;
 
-  ExecutionResult(Outcome outcome, Limit limit, Object value, String errorMessage, List<String> guestStackTrace,
-      Integer exitStatus, String stdout, String stderr, Usage usage, List<SandboxEvent> events,
-      SandboxEvent.OutputRejected rejection, OutputNotes notes, Map<String, OutputFile> outputFiles,
-      List<String> missingOutputFiles, String runId, int droppedEvents) {
-    this.outcome = outcome;
-    this.limit = limit;
-    this.value = value;
-    this.errorMessage = errorMessage;
-    this.guestStackTrace = List.copyOf(guestStackTrace);
-    this.exitStatus = exitStatus;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.usage = usage;
-    this.events = List.copyOf(events);
-    this.rejection = rejection;
-    this.notes = Objects.requireNonNull(notes, "notes");
-    this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(outputFiles));
-    this.missingOutputFiles = List.copyOf(missingOutputFiles);
-    this.runId = runId;
-    this.droppedEvents = droppedEvents;
+  ExecutionResult(RunRecord r) {
+    this.outcome = r.outcome();
+    this.limit = r.limit();
+    this.value = r.value();
+    this.errorMessage = r.errorMessage();
+    this.guestStackTrace = List.copyOf(r.guestStackTrace());
+    this.exitStatus = r.exitStatus();
+    this.stdout = r.stdout();
+    this.stderr = r.stderr();
+    this.usage = r.usage();
+    this.events = List.copyOf(r.events());
+    this.rejection = r.rejection();
+    this.notes = Objects.requireNonNull(r.notes(), "notes");
+    this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(r.outputFiles()));
+    this.missingOutputFiles = List.copyOf(r.missingOutputFiles());
+    this.runId = r.runId();
+    this.droppedEvents = r.droppedEvents();
   }
+
 
   /**
    * The run's id, a random UUID: it names the run in {@link AuditEvent}s, in JDK Flight Recorder events
@@ -226,7 +225,12 @@ public final class ExecutionResult {
    * @throws IllegalArgumentException if {@code maxChars} is below 1,000
    */
   public String toModelText(int maxChars) {
-    return ModelText.render(this, maxChars);
+    Map<String, Integer> files = new LinkedHashMap<>();
+    outputFiles.forEach((path, f) -> files.put(path, f.size()));
+    return ModelText.render(new ModelText.Parts(outcome.name(), limit == null ? null : limit.id(),
+        rejection == null ? null : rejection.reason().name().toLowerCase(Locale.ROOT),
+        exitStatus, outcome == Outcome.OK, value, errorMessage, guestStackTrace, stdout, stderr,
+        notes.describe(), files, missingOutputFiles), maxChars);
   }
 
   /** What the run consumed. */

@@ -8,32 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.graalvm.polyglot.Engine;
-import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
-import org.polyglotsandbox.internal.engine.ContextFactory;
-import org.polyglotsandbox.internal.engine.LogOutputStream;
-import org.polyglotsandbox.internal.engine.SourceCache;
-import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
-import org.polyglotsandbox.internal.limits.ResourceMonitor;
-import org.polyglotsandbox.internal.limits.RunGuard;
-import org.polyglotsandbox.internal.pool.Admission;
-import org.polyglotsandbox.internal.pool.RunThreads;
-import org.polyglotsandbox.internal.pool.WarmPool;
-import org.polyglotsandbox.internal.tools.ToolBinding;
-import org.polyglotsandbox.internal.tools.ToolRegistry;
+import org.polyglotsandbox.internal.spi.SandboxCore;
 
 /**
  * Runs untrusted JavaScript and Python under a deny-by-default {@link Policy}.
@@ -64,53 +45,17 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
  */
 public final class PolyglotSandbox implements AutoCloseable {
-  private static final int SOURCES_KEPT = 256;
-  private static final long SOURCE_CHARS_KEPT = 16L << 20;
   /** Inputs are host data: bounded only in depth, so a cyclic structure fails instead of overflowing. */
   private static final PlainData.Format INPUTS = PlainData.Format.strict(64, Integer.MAX_VALUE);
-  /** How long the warm pool holds back a refill while guests run and it still has a context ready. */
-  private static final Duration REFILL_DEFER = Duration.ofMillis(50);
   private final Policy policy;
-  private final Engine engine;
-  /** Keeps recent scripts' sources alive so a repeated script reuses its compiled code. */
-  private final SourceCache sources = new SourceCache(SOURCES_KEPT, SOURCE_CHARS_KEPT);
-  private final InterpreterFiles interpreterFiles;
-  private final ScheduledExecutorService watchdog;
-  private final ResourceMonitor monitor;
   private final List<Tool> tools;
-  private final ToolRegistry toolRegistry;
-  private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
-  private final Admission admission;
-  private final RunThreads runThreads;
-  private final int warmContexts;
-  private final Auditor auditor;
-  private volatile WarmPool<Language, RunEnvironment> pool;
-  private volatile Thread watchdogThread;
+  private final SandboxCore core;
   private volatile boolean closed;
 
-  private PolyglotSandbox(Policy policy, double heapThreshold, List<Tool> tools, Builder b) {
+  private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core) {
     this.policy = policy;
-    this.auditor = new Auditor(b.auditListener);
-    this.admission = new Admission(b.maxConcurrentRuns, b.maxWaitingRuns);
-    this.warmContexts = b.warmContexts;
-    this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
     this.tools = List.copyOf(tools);
-    Map<String, ToolBinding> bindings = new LinkedHashMap<>();
-    tools.forEach(t -> bindings.put(t.name(), t.binding()));
-    this.toolRegistry = new ToolRegistry(bindings);
-    this.interpreterFiles = InterpreterFiles.locate();
-    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "polyglot-sandbox-watchdog");
-      t.setDaemon(true);
-      watchdogThread = t;
-      return t;
-    });
-    w.setRemoveOnCancelPolicy(true);
-    this.watchdog = Executors.unconfigurableScheduledExecutorService(w);
-    this.monitor = new ResourceMonitor(heapThreshold);
-    watchdog.scheduleAtFixedRate(monitor, ResourceMonitor.PERIOD_MILLIS, ResourceMonitor.PERIOD_MILLIS,
-        TimeUnit.MILLISECONDS);
-    this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
+    this.core = core;
   }
 
   /** A builder; a policy is required. */
@@ -136,12 +81,12 @@ public final class PolyglotSandbox implements AutoCloseable {
    * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
    */
   public String runtimeName() {
-    return engine.getImplementationName();
+    return core.runtimeName();
   }
 
   /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
   public boolean isOptimizingRuntime() {
-    return !"Interpreted".equals(engine.getImplementationName());
+    return !"Interpreted".equals(core.runtimeName());
   }
 
   /** Runs a program with no inputs. */
@@ -163,33 +108,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * @throws IllegalStateException if the sandbox is closed
    */
   public ExecutionResult run(Script script) {
-    Map<String, String> inputs = admit(script);
-    CompletableFuture<Void> turn = admission.acquire();
-    try {
-      turn.get();
-    } catch (InterruptedException e) {
-      if (!turn.cancel(false)) {
-        admission.release();
-      }
-      Thread.currentThread().interrupt();
-      throw new java.util.concurrent.CancellationException("interrupted while waiting for a turn to run");
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("sandbox is closed");
-    }
-    GuestRun run;
-    try {
-      run = newRun(script, inputs);
-    } catch (RuntimeException | Error e) {
-      admission.release();
-      throw e;
-    }
-    ExecutionResult result = null;
-    try {
-      result = run.execute();
-      return result;
-    } finally {
-      finish(run, result);
-    }
+    return core.run(script, admit(script));
   }
 
   /**
@@ -203,49 +122,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * @throws IllegalStateException if the sandbox is closed
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
-    Map<String, String> inputs = admit(script);
-    CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
-    CompletableFuture<Void> turn;
-    try {
-      turn = admission.acquire();
-    } catch (RejectedExecutionException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    out.whenComplete((r, e) -> turn.cancel(false));
-    turn.whenComplete((ignored, failure) -> {
-      if (failure != null) {
-        out.completeExceptionally(failure instanceof java.util.concurrent.CancellationException
-            ? failure : new IllegalStateException("sandbox is closed"));
-        return;
-      }
-      if (out.isDone()) {
-        admission.release();
-        return;
-      }
-      try {
-        GuestRun run = newRun(script, inputs);
-        out.whenComplete((r, e) -> {
-          if (out.isCancelled()) {
-            run.guard().cancel();
-          }
-        });
-        run.start().whenComplete((r, e) -> {
-          // Audit listeners never run on the shared watchdog thread (it completes abandoned runs).
-          Executor finisher = Thread.currentThread() == watchdogThread ? runThreads : Runnable::run;
-          finisher.execute(() -> {
-            try {
-              finish(run, r);
-            } finally {
-              out.complete(r);
-            }
-          });
-        });
-      } catch (RuntimeException | Error e) {
-        admission.release();
-        out.completeExceptionally(e);
-      }
-    });
-    return out;
+    return core.runAsync(script, admit(script));
   }
 
   /** Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}. */
@@ -255,12 +132,12 @@ public final class PolyglotSandbox implements AutoCloseable {
 
   /** Runs running now. */
   public int runningRuns() {
-    return admission.running();
+    return core.runningRuns();
   }
 
   /** Runs waiting for a turn now. */
   public int waitingRuns() {
-    return admission.waiting();
+    return core.waitingRuns();
   }
 
   /**
@@ -268,8 +145,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * code. Always 0 without {@link Builder#warmContexts}.
    */
   public int warmContexts(Language language) {
-    WarmPool<Language, RunEnvironment> p = pool;
-    return p == null ? 0 : p.ready(language);
+    return core.warmContexts(language);
   }
 
   private Map<String, String> admit(Script script) {
@@ -293,117 +169,14 @@ public final class PolyglotSandbox implements AutoCloseable {
     return inputs;
   }
 
-  /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
-  private GuestRun newRun(Script script, Map<String, String> inputs) {
-    WarmPool<Language, RunEnvironment> p = pool;
-    RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    GuestRun run = new GuestRun(engine, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script,
-        inputs, toolRegistry, prepared);
-    run.guard().auditTo(auditor);
-    active.add(run.guard());
-    return run;
-  }
-
-  /** Ends a run started by {@link #newRun}: delivers its audit (if it has a result), untracks it, frees its turn. */
-  private void finish(GuestRun run, ExecutionResult result) {
-    try {
-      if (result != null) {
-        run.guard().finishAudit(result.events().size());
-      }
-    } finally {
-      active.remove(run.guard());
-      admission.release();
-      WarmPool<Language, RunEnvironment> p = pool;
-      if (p != null) {
-        p.wake();
-      }
-    }
-  }
-
-  /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
-  private RunEnvironment prepare(Language language) {
-    RunGuard guard = new RunGuard(watchdog);
-    return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
-        RunEnvironment.newOutput(policy.limits(), guard)).initialize();
-  }
-
   /**
    * Cancels running guests, fails waiting runs, closes the warm pool's unused contexts, then releases
    * the engine and the watchdog. Idempotent.
    */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
     closed = true;
-    admission.close();
-    WarmPool<Language, RunEnvironment> p = pool;
-    if (p != null) {
-      p.close();
-    }
-    active.forEach(RunGuard::cancel);
-    runThreads.close();
-    watchdog.shutdown();
-    toolRegistry.close();
-    try {
-      engine.close(true);
-    } catch (RuntimeException e) {
-      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "engine did not close cleanly", e);
-    }
-  }
-
-  private void warmUp(Duration jitBudget) {
-    // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
-    // class initialisation could fail and break every later context in the JVM.
-    for (Language language : policy.languages()) {
-      ExecutionResult r = warmUpRun(language, WarmUp.code(language));
-      if (language == Language.PYTHON && !(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
-        throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
-            + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
-      }
-    }
-    if (warmContexts > 0) {
-      // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
-      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool",
-          () -> admission.running() > 0, REFILL_DEFER);
-    }
-    if (jitBudget.isZero()) {
-      return;
-    }
-    // Representative work through the whole run path, so the JIT has compiled the sandbox's own code
-    // (context set-up, copy-out) and the languages' common paths before the first real request.
-    long end = System.nanoTime() + jitBudget.toNanos();
-    int i = 0;
-    while (System.nanoTime() < end) {
-      for (Language language : policy.languages()) {
-        warmUpRun(language, WarmUp.representative(language, i++));
-      }
-    }
-    if (pool != null) {
-      try {
-        if (!pool.awaitFull(Duration.ofMinutes(2))) {
-          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
-              "warm pool not full after 2 minutes; build() returns anyway");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private ExecutionResult warmUpRun(Language language, String code) {
-    // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
-    Policy warm = Policy.builder().allowLanguages(language)
-        .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
-    Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
-    ExecutionResult r = new GuestRun(engine, warm, interpreterFiles, watchdog, runThreads, monitor, sources, warmUp, Map.of(),
-        ToolRegistry.none(), null).execute();
-    if (!r.isOk()) {
-      throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
-          + r.errorMessage().orElse(""));
-    }
-    return r;
+    core.close();
   }
 
   /** Builds a {@link PolyglotSandbox}. */
@@ -574,40 +347,9 @@ public final class PolyglotSandbox implements AutoCloseable {
         }
         allowed.add(tool);
       }
-      PolyglotSandbox sandbox = new PolyglotSandbox(policy, heapThreshold, allowed, this);
-      try {
-        sandbox.warmUp(warmUp);
-      } catch (RuntimeException e) {
-        sandbox.close();
-        throw e;
-      }
-      return sandbox;
-    }
-  }
-
-  private static final class WarmUp {
-    static String code(Language language) {
-      return switch (language) {
-        case JAVASCRIPT -> "function f(n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
-            + "let s = 0; for (let i = 0; i < 200; i++) { s += f(20); } s;";
-        case PYTHON -> "import sys\n"
-            + "def f(n):\n    return 0 if n <= 0 else 1 + f(n - 1)\n"
-            + "s = 0\nfor i in range(200):\n    s += f(20)\nsys.prefix";
-      };
-    }
-
-    /** Small programs shaped like typical tasks: build records, aggregate, return data. */
-    static String representative(Language language, int salt) {
-      return switch (language) {
-        case JAVASCRIPT -> "const rows = [];\n"
-            + "for (let i = 0; i < 100; i++) { rows.push({id: i, price: i % 13 + 0.5, qty: i % 7}); }\n"
-            + "let t = 0; for (const r of rows) { t += r.price * r.qty; }\n"
-            + "JSON.parse(JSON.stringify({total: t, first: rows[0], n: " + salt + "}));";
-        case PYTHON -> "import json\n"
-            + "rows = [{'id': i, 'price': i % 13 + 0.5, 'qty': i % 7} for i in range(100)]\n"
-            + "t = sum(r['price'] * r['qty'] for r in rows)\n"
-            + "json.loads(json.dumps({'total': t, 'first': rows[0], 'n': " + salt + "}))";
-      };
+      SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
+          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener), ApiBridge.INSTANCE);
+      return new PolyglotSandbox(policy, allowed, core);
     }
   }
 }

@@ -6,7 +6,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
 
 /**
@@ -139,8 +138,12 @@ public final class Tool {
     return inline;
   }
 
-  ToolBinding binding() {
-    return new ToolBinding(name, parameters, result, handler, maxCallsPerRun, timeout, maxArgumentBytes, inline);
+  JsonSchema compiledParameters() {
+    return parameters;
+  }
+
+  JsonSchema compiledResult() {
+    return result;
   }
 
   @Override

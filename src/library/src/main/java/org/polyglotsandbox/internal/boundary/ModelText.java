@@ -4,18 +4,16 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.ExecutionResult.OutputFile;
-import org.polyglotsandbox.Outcome;
 
 /**
- * Renders an {@link ExecutionResult} for a language model's context: framed by marker lines that
+ * Renders a run's result for a language model's context: framed by marker lines that
  * carry a random id, opened by a line saying the content is untrusted data, every line of guest text
  * behind {@code "| "}, chat-template markers broken up, and each part shortened to its share of the
- * budget with a note of what was cut. See {@link ExecutionResult#toModelText(int)}.
+ * budget with a note of what was cut. Backs {@code ExecutionResult.toModelText}; it takes the result's
+ * parts, not the result, so that it depends on nothing of the API.
  */
 public final class ModelText {
-  /** The budget of {@link ExecutionResult#toModelText()}. */
+  /** The budget of {@code ExecutionResult.toModelText()}. */
   public static final int DEFAULT_MAX_CHARS = 16_384;
   /** The smallest budget accepted: the frame and notes need a few hundred characters. */
   public static final int MIN_MAX_CHARS = 1_000;
@@ -40,23 +38,42 @@ public final class ModelText {
    *
    * @throws IllegalArgumentException if {@code maxChars} is below {@value #MIN_MAX_CHARS}
    */
-  public static String render(ExecutionResult r, int maxChars) {
+  /**
+   * What is rendered of one result.
+   *
+   * @param outcome the outcome's name, such as {@code OK}
+   * @param limit the limit's id, or null
+   * @param rejection the output rejection's reason in lower case, or null
+   * @param ok whether the run ended OK (the value is shown, not the error)
+   * @param error the error message, or null
+   * @param outputFiles each output file's guest path and size in bytes
+   */
+  public record Parts(String outcome, String limit, String rejection, Integer exitStatus, boolean ok, Object value,
+      String error, List<String> frames, String stdout, String stderr, List<String> notes,
+      Map<String, Integer> outputFiles, List<String> missingOutputFiles) {}
+
+  public static String render(Parts r, int maxChars) {
     if (maxChars < MIN_MAX_CHARS) {
       throw new IllegalArgumentException("maxChars (" + maxChars + ") must be at least " + MIN_MAX_CHARS);
     }
     int budget = maxChars - OVERHEAD;
     StringBuilder body = new StringBuilder();
-    body.append("outcome: ").append(r.outcome().name());
-    r.limit().ifPresent(l -> body.append(" (limit ").append(l.id()).append(')'));
-    r.outputRejection().ifPresent(o -> body.append(" (").append(o.reason().name().toLowerCase(java.util.Locale.ROOT))
-        .append(')'));
-    r.exitStatus().ifPresent(s -> body.append(", exit status ").append(s));
+    body.append("outcome: ").append(r.outcome());
+    if (r.limit() != null) {
+      body.append(" (limit ").append(r.limit()).append(')');
+    }
+    if (r.rejection() != null) {
+      body.append(" (").append(r.rejection()).append(')');
+    }
+    if (r.exitStatus() != null) {
+      body.append(", exit status ").append(r.exitStatus());
+    }
     body.append('\n');
-    if (r.outcome() == Outcome.OK) {
+    if (r.ok()) {
       section(body, "value as JSON", json(r.value()), budget / 2);
     } else {
-      StringBuilder error = new StringBuilder(r.errorMessage().orElse(r.outcome().name()));
-      List<String> frames = r.guestStackTrace();
+      StringBuilder error = new StringBuilder(r.error() != null ? r.error() : r.outcome());
+      List<String> frames = r.frames();
       for (int i = 0; i < frames.size() && i < FRAMES_SHOWN; i++) {
         error.append("\n  at ").append(frames.get(i));
       }
@@ -65,9 +82,9 @@ public final class ModelText {
       }
       section(body, "error", error.toString(), budget / 4);
     }
-    section(body, "stdout", r.stdout(), r.outcome() == Outcome.OK ? budget / 4 : budget / 2);
+    section(body, "stdout", r.stdout(), r.ok() ? budget / 4 : budget / 2);
     section(body, "stderr", r.stderr(), budget / 4);
-    for (String note : r.outputNotes().describe()) {
+    for (String note : r.notes()) {
       body.append("note: ").append(note).append('\n');
     }
     files(body, r.outputFiles(), r.missingOutputFiles());
@@ -121,18 +138,18 @@ public final class ModelText {
     }
   }
 
-  private static void files(StringBuilder out, Map<String, OutputFile> files, List<String> missing) {
+  private static void files(StringBuilder out, Map<String, Integer> files, List<String> missing) {
     if (files.isEmpty() && missing.isEmpty()) {
       return;
     }
     out.append("output files (content not shown):");
     int i = 0;
-    for (OutputFile f : files.values()) {
+    for (Map.Entry<String, Integer> f : files.entrySet()) {
       if (i++ == FILES_SHOWN) {
         out.append(" and ").append(files.size() - FILES_SHOWN).append(" more,");
         break;
       }
-      out.append(' ').append(defang(f.guestPath())).append(" (").append(f.size()).append(" bytes),");
+      out.append(' ').append(defang(f.getKey())).append(" (").append(f.getValue()).append(" bytes),");
     }
     if (!missing.isEmpty()) {
       out.append(" missing:");

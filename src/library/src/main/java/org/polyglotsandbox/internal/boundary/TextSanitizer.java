@@ -6,6 +6,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * Makes untrusted text safe to show on a terminal, store in a log, or put in a language model's
@@ -32,6 +33,24 @@ import java.nio.charset.StandardCharsets;
  * bytes). Sanitising a result again changes nothing.
  */
 public final class TextSanitizer {
+  private static final int MAX_MESSAGE = 4096;
+  private static final Pattern HOST_NAME = Pattern.compile(
+      "(?<![\\w/.\\-])(?:java|javax|jdk|sun|com\\.sun|com\\.oracle|org\\.graalvm|com\\.google|com\\.fasterxml|org\\.polyglotsandbox)"
+          + "(?:\\.[A-Za-z_$][\\w$]*)+");
+
+  /**
+   * A message guest code produced or will see, with host class names replaced by {@code <host>} and its
+   * length bounded; {@code "error"} for null.
+   */
+  public static String withoutHostNames(String message) {
+    if (message == null) {
+      return "error";
+    }
+    String m = HOST_NAME.matcher(message).replaceAll("<host>");
+    return m.length() > MAX_MESSAGE ? m.substring(0, MAX_MESSAGE) + "... (" + (m.length() - MAX_MESSAGE)
+        + " more characters)" : m;
+  }
+
   /** What replaces invalid sequences and control characters. */
   public static final char REPLACEMENT = '\uFFFD';
 

@@ -11,7 +11,6 @@ import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
-import org.polyglotsandbox.internal.engine.ErrorClassifier;
 
 /**
  * Copies a guest value out as plain, immutable Java data by walking the polyglot {@link Value} API.
@@ -106,7 +105,7 @@ public final class ValueCopier {
         throw e;
       }
       throw reject(Reason.UNREADABLE, "reading it raised "
-          + TextSanitizer.oneLine(ErrorClassifier.clean(e.getMessage()), MESSAGE_SHOWN), "could not be read");
+          + TextSanitizer.oneLine(TextSanitizer.withoutHostNames(e.getMessage()), MESSAGE_SHOWN), "could not be read");
     }
   }
 

@@ -3,12 +3,12 @@ package org.polyglotsandbox.internal.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.SourceSection;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Outcome;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 
 /**
  * Maps a {@link PolyglotException} to an outcome and a guest-facing message. Host detail (class
@@ -20,10 +20,6 @@ public final class ErrorClassifier {
       Operation denied) {}
 
   private static final int MAX_FRAMES = 32;
-  private static final int MAX_MESSAGE = 4096;
-  private static final Pattern HOST_NAME = Pattern.compile(
-      "(?<![\\w/.\\-])(?:java|javax|jdk|sun|com\\.sun|com\\.oracle|org\\.graalvm|com\\.google|com\\.fasterxml|org\\.polyglotsandbox)"
-          + "(?:\\.[A-Za-z_$][\\w$]*)+");
 
   private ErrorClassifier() {}
 
@@ -35,7 +31,7 @@ public final class ErrorClassifier {
           status == 0 ? null : "exited with status " + status, List.of(), status, null);
     }
     if (e.isSyntaxError()) {
-      return new Verdict(Outcome.SYNTAX_ERROR, null, withLocation(clean(e.getMessage()), e.getSourceLocation()),
+      return new Verdict(Outcome.SYNTAX_ERROR, null, withLocation(TextSanitizer.withoutHostNames(e.getMessage()), e.getSourceLocation()),
           List.of(), null, null);
     }
     if (e.isResourceExhausted() && !e.isCancelled()) {
@@ -53,10 +49,10 @@ public final class ErrorClassifier {
       // Exhaustion the guest language reports as its own error, left uncaught: the run ended on a cap.
       String m = String.valueOf(e.getMessage());
       if (m.startsWith("RangeError: Maximum call stack size exceeded") || m.startsWith("RecursionError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, clean(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
       }
       if (m.startsWith("MemoryError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, clean(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
       }
     }
     if (e.isInternalError() || e.isHostException()) {
@@ -78,7 +74,7 @@ public final class ErrorClassifier {
     if (e.isCancelled()) {
       return new Verdict(Outcome.INTERNAL_ERROR, null, "run cancelled by the host", List.of(), null, null);
     }
-    return new Verdict(Outcome.GUEST_ERROR, null, clean(e.getMessage()), guestFrames(e), null, null);
+    return new Verdict(Outcome.GUEST_ERROR, null, TextSanitizer.withoutHostNames(e.getMessage()), guestFrames(e), null, null);
   }
 
   /** Recognises GraalVM's own refusals that surface as host exceptions instead of guest errors. */
@@ -129,16 +125,6 @@ public final class ErrorClassifier {
     };
   }
 
-  /** Removes host class names and bounds the length of a message guest code produced or will see. */
-  public static String clean(String message) {
-    if (message == null) {
-      return "error";
-    }
-    String m = HOST_NAME.matcher(message).replaceAll("<host>");
-    return m.length() > MAX_MESSAGE ? m.substring(0, MAX_MESSAGE) + "... (" + (m.length() - MAX_MESSAGE)
-        + " more characters)" : m;
-  }
-
   private static String withLocation(String message, SourceSection at) {
     if (at == null || at.getSource() == null || message.contains(at.getSource().getName() + ":")) {
       return message;
@@ -156,7 +142,7 @@ public final class ErrorClassifier {
       String where = at == null || at.getSource() == null ? "<unknown>"
           : at.getSource().getName() + ":" + at.getStartLine();
       String name = f.getRootName();
-      out.add(clean(name == null || name.isEmpty() ? where : where + " (" + name + ")"));
+      out.add(TextSanitizer.withoutHostNames(name == null || name.isEmpty() ? where : where + " (" + name + ")"));
       if (out.size() == MAX_FRAMES) {
         break;
       }

@@ -28,9 +28,9 @@ import org.polyglotsandbox.ToolException;
 import org.polyglotsandbox.internal.boundary.GuestProbe;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
-import org.polyglotsandbox.internal.engine.ErrorClassifier;
 import org.polyglotsandbox.internal.limits.RunGuard;
 
 /**
@@ -269,12 +269,12 @@ public final class ToolGateway {
       Throwable cause = e.getCause();
       record(tool, json.length, start, Status.FAILED);
       if (cause instanceof ToolException) {
-        return error("failed", ErrorClassifier.clean(cause.getMessage()));
+        return error("failed", TextSanitizer.withoutHostNames(cause.getMessage()));
       }
       LOG.log(System.Logger.Level.WARNING, "tool '" + name + "' failed", cause);
       String message = cause == null ? null : cause.getMessage();
       return error("failed", "tool '" + name + "' failed"
-          + (message == null || message.isBlank() ? "" : ": " + ErrorClassifier.clean(message)));
+          + (message == null || message.isBlank() ? "" : ": " + TextSanitizer.withoutHostNames(message)));
     }
 
     String text;

@@ -1,4 +1,4 @@
-package org.polyglotsandbox;
+package org.polyglotsandbox.internal.engine;
 
 import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.ExecutionResult.OutputNotes;
@@ -25,14 +25,24 @@ import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Outcome;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.SandboxEvent;
+import org.polyglotsandbox.Script;
+import org.polyglotsandbox.internal.boundary.JsonSchema;
+import org.polyglotsandbox.internal.spi.ApiAccess;
+import org.polyglotsandbox.internal.spi.RunRecord;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
 import org.polyglotsandbox.internal.boundary.OutputFileCollector;
 import org.polyglotsandbox.internal.boundary.ResultSchemaCheck;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
-import org.polyglotsandbox.internal.engine.ErrorClassifier;
-import org.polyglotsandbox.internal.engine.SourceCache;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.ResourceMonitor;
@@ -72,6 +82,7 @@ final class GuestRun {
       Source.newBuilder("python", "__import__('json').loads", "inputs").internal(true).buildLiteral();
 
   private final Engine engine;
+  private final ApiAccess api;
   private final Policy policy;
   private final InterpreterFiles interpreterFiles;
   private final ScheduledExecutorService watchdog;
@@ -94,12 +105,13 @@ final class GuestRun {
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
 
-  GuestRun(Engine engine, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
+  GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
       Executor threads, ResourceMonitor monitor, SourceCache sources, Script script, Map<String, String> inputs,
       ToolRegistry tools, RunEnvironment prepared) {
     this.threads = threads;
     this.source = sources.get(script.language(), script.name(), script.code());
     this.engine = engine;
+    this.api = api;
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
     this.watchdog = watchdog;
@@ -232,12 +244,13 @@ final class GuestRun {
 
   /** The output boundary's last check of the value, on the copy: the script's result schema. */
   private void checkResultSchema(Raw raw) {
-    if (script.compiledResultSchema() == null || !raw.finished() || guard.tripped() != null
+    JsonSchema schema = api.resultSchema(script);
+    if (schema == null || !raw.finished() || guard.tripped() != null
         || guard.rejection() != null) {
       return;
     }
     try {
-      ResultSchemaCheck.check(script.compiledResultSchema(), raw.value());
+      ResultSchemaCheck.check(schema, raw.value());
     } catch (ValueRejectedException e) {
       rejectOutput(e);
     }
@@ -245,11 +258,12 @@ final class GuestRun {
 
   /** Reads the declared output files after the guest finished, before the file system is closed. */
   private OutputFileCollector.Collected collectOutputFiles(GuestFileSystem fs) {
-    if (script.outputFileDeclarations().isEmpty()) {
+    Map<String, Boolean> declared = api.outputFileDeclarations(script);
+    if (declared.isEmpty()) {
       return null;
     }
     Limits limits = policy.limits();
-    OutputFileCollector.Collected c = OutputFileCollector.collect(fs::inMemory, script.outputFileDeclarations(),
+    OutputFileCollector.Collected c = OutputFileCollector.collect(fs::inMemory, declared,
         limits.maxOutputFileBytes(), limits.maxTotalOutputFileBytes());
     c.rejections().forEach(guard::outputRejected);
     return c;
@@ -364,12 +378,12 @@ final class GuestRun {
     Map<String, OutputFile> files = new LinkedHashMap<>();
     List<String> missing = List.of();
     if (raw != null && raw.outputs() != null) {
-      raw.outputs().files().forEach((path, bytes) -> files.put(path, new OutputFile(path, bytes)));
+      raw.outputs().files().forEach((path, bytes) -> files.put(path, api.outputFile(path, bytes)));
       missing = raw.outputs().missing();
     }
-    return new ExecutionResult(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
+    return api.result(new RunRecord(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
         usage, sanitizedEvents(guard.events()), rejection, notes, files, missing, guard.runId(),
-        guard.droppedEvents());
+        guard.droppedEvents()));
   }
 
   private static String sanitized(String text, int[] counts) {

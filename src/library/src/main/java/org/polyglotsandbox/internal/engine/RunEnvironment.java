@@ -1,12 +1,16 @@
-package org.polyglotsandbox;
+package org.polyglotsandbox.internal.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.Source;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
-import org.polyglotsandbox.internal.engine.ContextFactory;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;

@@ -1,0 +1,34 @@
+package org.polyglotsandbox.internal.spi;
+
+import java.util.Map;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Script;
+import org.polyglotsandbox.Tool;
+import org.polyglotsandbox.internal.boundary.JsonSchema;
+
+/**
+ * What the engine room may ask of the API beyond its public methods: make the result values the API
+ * does not let applications make, and read the parts of scripts and tools the API keeps to itself.
+ * Implemented by the API package and handed to {@link SandboxCore#create}.
+ */
+public abstract class ApiAccess {
+  protected ApiAccess() {}
+
+  /** The result of one run. */
+  public abstract ExecutionResult result(RunRecord record);
+
+  /** A declared output file taken out of a run. */
+  public abstract ExecutionResult.OutputFile outputFile(String guestPath, byte[] bytes);
+
+  /** The script's compiled result schema, or null. */
+  public abstract JsonSchema resultSchema(Script script);
+
+  /** The script's declared output files: guest path to whether it is required. */
+  public abstract Map<String, Boolean> outputFileDeclarations(Script script);
+
+  /** The tool's compiled parameter schema. */
+  public abstract JsonSchema parameters(Tool tool);
+
+  /** The tool's compiled result schema, or null. */
+  public abstract JsonSchema resultSchema(Tool tool);
+}

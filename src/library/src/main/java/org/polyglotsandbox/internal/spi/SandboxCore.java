@@ -1,0 +1,63 @@
+package org.polyglotsandbox.internal.spi;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.polyglotsandbox.AuditEvent;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.Script;
+import org.polyglotsandbox.Tool;
+
+/**
+ * The engine room as {@code PolyglotSandbox} sees it: admission, run execution, the warm pool, the
+ * watchdog. The API holds one and delegates to it; it never names the class that implements it, which
+ * {@link ServiceLoader} finds in this library ({@code internal.engine}), so that the API imports no
+ * engine-room class.
+ *
+ * <p>Every argument is already checked by the API: the script's language is allowed, its inputs are
+ * encoded, the tools are the policy's allowed ones.
+ */
+public abstract class SandboxCore implements AutoCloseable {
+  /** What the API's builder settled, checked. */
+  public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
+      int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener) {}
+
+  /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
+  public interface Factory {
+    SandboxCore create(Settings settings, ApiAccess api);
+  }
+
+  private static final Factory FACTORY = ServiceLoader.load(Factory.class, Factory.class.getClassLoader())
+      .findFirst()
+      .orElseThrow(() -> new IllegalStateException("polyglot-sandbox's engine is missing from its jar ("
+          + "META-INF/services/" + Factory.class.getName() + ")"));
+
+  protected SandboxCore() {}
+
+  /** Makes the engine room and warms it up (see {@code PolyglotSandbox.Builder#build}). */
+  public static SandboxCore create(Settings settings, ApiAccess api) {
+    return FACTORY.create(settings, api);
+  }
+
+  /** Runs one script and waits for it; see {@code PolyglotSandbox#run(Script)}. */
+  public abstract ExecutionResult run(Script script, java.util.Map<String, String> inputs);
+
+  /** Starts one script; see {@code PolyglotSandbox#runAsync(Script)}. */
+  public abstract CompletableFuture<ExecutionResult> runAsync(Script script, java.util.Map<String, String> inputs);
+
+  public abstract int runningRuns();
+
+  public abstract int waitingRuns();
+
+  public abstract int warmContexts(Language language);
+
+  /** The Truffle runtime's name: a compiler's, or {@code "Interpreted"} on the fallback. */
+  public abstract String runtimeName();
+
+  @Override
+  public abstract void close();
+}
