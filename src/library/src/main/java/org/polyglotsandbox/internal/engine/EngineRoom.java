@@ -10,10 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
@@ -23,8 +19,8 @@ import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
-import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.pool.Admission;
 import org.polyglotsandbox.internal.pool.RunThreads;
 import org.polyglotsandbox.internal.pool.WarmPool;
@@ -49,8 +45,7 @@ final class EngineRoom extends SandboxCore {
   /** Keeps recent scripts' sources alive so a repeated script reuses its compiled code. */
   private final SourceCache sources = new SourceCache(SOURCES_KEPT, SOURCE_CHARS_KEPT);
   private final InterpreterFiles interpreterFiles;
-  private final ScheduledExecutorService watchdog;
-  private final ResourceMonitor monitor;
+  private final Watchdog watchdog;
   private final ToolRegistry toolRegistry;
   private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
   private final Admission admission;
@@ -58,7 +53,6 @@ final class EngineRoom extends SandboxCore {
   private final int warmContexts;
   private final Auditor auditor;
   private volatile WarmPool<Language, RunEnvironment> pool;
-  private volatile Thread watchdogThread;
   private volatile boolean closed;
 
   /** Makes the engine room and runs its warm-up; closes it again if the warm-up fails. */
@@ -87,17 +81,7 @@ final class EngineRoom extends SandboxCore {
     }
     this.toolRegistry = new ToolRegistry(bindings);
     this.interpreterFiles = InterpreterFiles.locate();
-    ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "polyglot-sandbox-watchdog");
-      t.setDaemon(true);
-      watchdogThread = t;
-      return t;
-    });
-    w.setRemoveOnCancelPolicy(true);
-    this.watchdog = Executors.unconfigurableScheduledExecutorService(w);
-    this.monitor = new ResourceMonitor(s.heapThreshold());
-    watchdog.scheduleAtFixedRate(monitor, ResourceMonitor.PERIOD_MILLIS, ResourceMonitor.PERIOD_MILLIS,
-        TimeUnit.MILLISECONDS);
+    this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
     this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
   }
 
@@ -165,7 +149,7 @@ final class EngineRoom extends SandboxCore {
         });
         run.start().whenComplete((r, e) -> {
           // Audit listeners never run on the shared watchdog thread (it completes abandoned runs).
-          Executor finisher = Thread.currentThread() == watchdogThread ? runThreads : Runnable::run;
+          Executor finisher = watchdog.isWatchdogThread() ? runThreads : Runnable::run;
           finisher.execute(() -> {
             try {
               finish(run, r);
@@ -202,7 +186,7 @@ final class EngineRoom extends SandboxCore {
   private GuestRun newRun(Script script, Map<String, String> inputs) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, monitor, sources, script,
+    GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
         inputs, toolRegistry, prepared);
     run.guard().auditTo(auditor);
     active.add(run.guard());
@@ -227,7 +211,7 @@ final class EngineRoom extends SandboxCore {
 
   /** A context for the pool: made and initialised off any run's path, with its own guard and output. */
   private RunEnvironment prepare(Language language) {
-    RunGuard guard = new RunGuard(watchdog);
+    RunGuard guard = new RunGuard(watchdog.canceller());
     return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
         RunEnvironment.newOutput(policy.limits(), guard)).initialize();
   }
@@ -245,7 +229,7 @@ final class EngineRoom extends SandboxCore {
     }
     active.forEach(RunGuard::cancel);
     runThreads.close();
-    watchdog.shutdown();
+    watchdog.close();
     toolRegistry.close();
     try {
       engine.close(true);
@@ -298,7 +282,7 @@ final class EngineRoom extends SandboxCore {
     Policy warm = Policy.builder().allowLanguages(language)
         .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
-    ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, monitor, sources, warmUp, Map.of(),
+    ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, Map.of(),
         ToolRegistry.none(), null).execute();
     if (!r.isOk()) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "

@@ -15,9 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Context;
@@ -45,9 +42,9 @@ import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
-import org.polyglotsandbox.internal.limits.ResourceMonitor;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.RunMeter;
+import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
@@ -85,9 +82,8 @@ final class GuestRun {
   private final ApiAccess api;
   private final Policy policy;
   private final InterpreterFiles interpreterFiles;
-  private final ScheduledExecutorService watchdog;
+  private final Watchdog watchdog;
   private final Executor threads;
-  private final ResourceMonitor monitor;
   private final Script script;
   /** The script's source, from the sandbox's {@link SourceCache} so that a repeated script reuses its code. */
   private final Source source;
@@ -105,8 +101,8 @@ final class GuestRun {
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
 
-  GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, ScheduledExecutorService watchdog,
-      Executor threads, ResourceMonitor monitor, SourceCache sources, Script script, Map<String, String> inputs,
+  GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, Watchdog watchdog,
+      Executor threads, SourceCache sources, Script script, Map<String, String> inputs,
       ToolRegistry tools, RunEnvironment prepared) {
     this.threads = threads;
     this.source = sources.get(script.language(), script.name(), script.code());
@@ -115,12 +111,11 @@ final class GuestRun {
     this.policy = policy;
     this.interpreterFiles = interpreterFiles;
     this.watchdog = watchdog;
-    this.monitor = monitor;
     this.script = script;
     this.inputs = inputs;
     this.tools = tools;
     this.prepared = prepared == null ? null : prepared.claim();
-    this.guard = prepared != null ? prepared.guard() : new RunGuard(watchdog);
+    this.guard = prepared != null ? prepared.guard() : new RunGuard(watchdog.canceller());
     this.output = prepared != null ? prepared.output() : RunEnvironment.newOutput(policy.limits(), guard);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
   }
@@ -150,22 +145,17 @@ final class GuestRun {
    * if it ignores cancellation, {@link #GRACE} after its deadline; it never completes exceptionally.
    */
   CompletableFuture<ExecutionResult> start() {
-    Limits limits = policy.limits();
     startNanos = System.nanoTime();
-    Runnable tripDeadline =
-        () -> guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(limits.wallTime()), Layer.WATCHDOG, true);
-    ScheduledFuture<?> deadline = watchdog.schedule(tripDeadline, limits.wallTime().toNanos(), TimeUnit.NANOSECONDS);
     AtomicReference<Thread> runner = new AtomicReference<>();
-    ScheduledFuture<?> abandon = watchdog.schedule(() -> {
+    Watchdog.Watch watch = watchdog.watch(guard, meter, policy.limits().wallTime(), GRACE, () -> {
       if (!result.isDone()) {
-        tripDeadline.run();
         Thread t = runner.get();
         LOG.log(System.Logger.Level.WARNING,
             "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
         finish(null);
       }
-    }, limits.wallTime().plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
-    result.whenComplete((r, e) -> abandon.cancel(false));
+    });
+    result.whenComplete((r, e) -> watch.stop());
     try {
       threads.execute(() -> {
         runner.set(Thread.currentThread());
@@ -176,7 +166,7 @@ final class GuestRun {
           LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
           raw = new Raw(null, internalError());
         }
-        deadline.cancel(false);
+        watch.stop();
         finish(raw);
         // Closed after the result is handed over (closing a Python context takes tens of ms), still on
         // this thread, before it takes another run.
@@ -189,7 +179,7 @@ final class GuestRun {
       // No thread to run on (closing, or the JVM is out of native threads): the run fails, the host
       // keeps serving.
       LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
-      deadline.cancel(false);
+      watch.stop();
       closePrepared();
       finish(new Raw(null, internalError()));
     }
@@ -285,7 +275,6 @@ final class GuestRun {
       // (FreshContextCompileBenchmark: 49 ms instead of 16 ms for task C).
       context.resetLimits();
       meter.start();
-      monitor.add(meter);
       Value value = context.eval(source);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (ValueRejectedException e) {
@@ -319,7 +308,6 @@ final class GuestRun {
       return new Raw(null, null);
     } finally {
       meter.finish();
-      monitor.remove(meter);
     }
   }
 
@@ -417,9 +405,5 @@ final class GuestRun {
   private static ErrorClassifier.Verdict internalError() {
     return new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null, "internal error in the sandbox", List.of(),
         null, null);
-  }
-
-  static String format(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }

@@ -15,6 +15,7 @@ import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
@@ -65,11 +66,7 @@ final class RunEnvironment implements AutoCloseable {
     Limits limits = policy.limits();
     GuestFileSystem fs = GuestFileSystem.empty(policy.mounts(), policy.workingDirectory(), guard,
         limits.maxFileBytes(), limits.maxFiles());
-    ResourceLimits statementLimit = ResourceLimits.newBuilder()
-        .statementLimit(limits.maxStatements(), null)
-        .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + limits.maxStatements() + " statements",
-            Layer.STATEMENT_LIMIT, false))
-        .build();
+    ResourceLimits statementLimit = Watchdog.statementLimit(limits.maxStatements(), guard);
     Context context;
     try {
       context = ContextFactory.newContext(engine, language,

@@ -1,0 +1,183 @@
+package org.polyglotsandbox.internal.limits;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.graalvm.polyglot.ResourceLimits;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+
+/**
+ * Every time limit of every run, in one place: the wall-clock deadline, the point past it where a guest
+ * that ignores cancellation is abandoned, CPU time, heap allocation, inline tool calls past their
+ * timeout, and host heap pressure, checked every {@value #PERIOD_MILLIS} ms on one daemon thread; and
+ * the statement limit, which GraalVM counts itself ({@link #statementLimit}).
+ *
+ * <p>Wall-clock time comes from a {@link Ticker}, so a test can move time by hand and call
+ * {@link #tick()} instead of sleeping. CPU time and allocation are the guest thread's own, read from
+ * the JVM ({@link RunMeter}).
+ *
+ * <p>When the host heap is fuller than the threshold after a collection, the run that allocated the
+ * most is stopped, one per collection, so that one guest cannot starve the host or its neighbours.
+ */
+public final class Watchdog implements AutoCloseable {
+  /** How often running guests are checked; bounds how far past a limit a guest gets. */
+  public static final long PERIOD_MILLIS = 10;
+
+  /** A source of nanoseconds for the wall clock, as {@link System#nanoTime()} gives them. */
+  @FunctionalInterface
+  public interface Ticker {
+    Ticker SYSTEM = System::nanoTime;
+
+    long read();
+  }
+
+  /** One run under watch, from its start until {@link #stop()}. */
+  public final class Watch {
+    private final RunGuard guard;
+    private final RunMeter meter;
+    private final Duration wallTime;
+    private final long deadline;
+    private final long abandonAt;
+    private final Runnable onAbandon;
+
+    private Watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
+      long now = ticker.read();
+      this.guard = guard;
+      this.meter = meter;
+      this.wallTime = wallTime;
+      this.deadline = now + wallTime.toNanos();
+      this.abandonAt = deadline + grace.toNanos();
+      this.onAbandon = onAbandon;
+    }
+
+    /** Trips the wall-time limit now, as the deadline would. */
+    public void tripDeadline() {
+      guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(wallTime), Layer.WATCHDOG, true);
+    }
+
+    /** Ends the watch: the run has its result. Idempotent. */
+    public void stop() {
+      watches.remove(this);
+    }
+
+    private void check(long now) {
+      if (now - abandonAt >= 0) {
+        watches.remove(this);
+        tripDeadline();
+        onAbandon.run();
+        return;
+      }
+      if (now - deadline >= 0) {
+        tripDeadline();
+      }
+      if (meter.isRunning()) {
+        guard.checkInlineCall(System.nanoTime()); // inline deadlines are taken from System.nanoTime()
+        meter.check();
+      }
+    }
+  }
+
+  private final Ticker ticker;
+  private final double heapThreshold;
+  private final HeapPressure heap = HeapPressure.get();
+  private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor thread;
+  private volatile Thread watchdogThread;
+  private long actedOnCollection = -1;
+
+  /**
+   * @param heapThreshold fraction of the maximum heap in use after a collection that counts as pressure
+   * @param periodic whether to check every {@value #PERIOD_MILLIS} ms on a thread of its own; a test
+   *     that moves the ticker by hand calls {@link #tick()} itself
+   */
+  public Watchdog(Ticker ticker, double heapThreshold, boolean periodic) {
+    this.ticker = ticker;
+    this.heapThreshold = heapThreshold;
+    this.thread = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "polyglot-sandbox-watchdog");
+      t.setDaemon(true);
+      watchdogThread = t;
+      return t;
+    });
+    thread.setRemoveOnCancelPolicy(true);
+    if (periodic) {
+      thread.scheduleAtFixedRate(this::tick, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Watches one run: from now, {@code wallTime} until its deadline trips {@link Limit#WALL_TIME}, and
+   * {@code grace} more until {@code onAbandon} runs (once, on the watchdog thread) for a guest that
+   * ignored the cancellation; meanwhile the meter's CPU and allocation caps once it has started.
+   */
+  public Watch watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
+    Watch w = new Watch(guard, meter, wallTime, grace, onAbandon);
+    watches.add(w);
+    return w;
+  }
+
+  /**
+   * The statement limit GraalVM enforces inside the context: past {@code maxStatements} the guest is
+   * stopped and the run ends {@link Limit#STATEMENTS}.
+   */
+  public static ResourceLimits statementLimit(long maxStatements, RunGuard guard) {
+    return ResourceLimits.newBuilder()
+        .statementLimit(maxStatements, null)
+        .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + maxStatements + " statements",
+            Layer.STATEMENT_LIMIT, false))
+        .build();
+  }
+
+  /** One pass over every watched run and the host heap. Never throws. */
+  public void tick() {
+    try {
+      long now = ticker.read();
+      RunMeter largest = null;
+      for (Watch w : watches) {
+        w.check(now);
+        if (w.meter.isRunning() && (largest == null || w.meter.allocatedBytes() > largest.allocatedBytes())) {
+          largest = w.meter;
+        }
+      }
+      long collections = heap.collections();
+      double used = heap.usedAfterLastCollection();
+      if (largest != null && used > heapThreshold && collections != actedOnCollection) {
+        actedOnCollection = collections;
+        largest.guard().trip(Limit.MEMORY, String.format("host heap under pressure (%.0f%% in use after"
+            + " garbage collection); this run allocated the most", used * 100), Layer.WATCHDOG, true);
+      }
+    } catch (RuntimeException e) {
+      // A failed check must never kill the periodic task.
+      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "resource check failed", e);
+    }
+  }
+
+  /** Runs off the guest threads, on the watchdog thread: where contexts are closed to cancel them. */
+  public Executor canceller() {
+    return thread;
+  }
+
+  /** Whether the calling thread is the watchdog's (where no embedder code may run). */
+  public boolean isWatchdogThread() {
+    return Thread.currentThread() == watchdogThread;
+  }
+
+  /** Runs being watched now. */
+  public int watching() {
+    return watches.size();
+  }
+
+  @Override
+  public void close() {
+    thread.shutdown();
+  }
+
+  /** A duration for a limit's message: whole seconds as {@code 2 s}, otherwise milliseconds. */
+  static String format(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+}

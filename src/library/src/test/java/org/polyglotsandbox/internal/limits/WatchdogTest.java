@@ -1,0 +1,88 @@
+package org.polyglotsandbox.internal.limits;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.SandboxEvent;
+
+/** The watchdog's wall-clock rules, on a ticker moved by hand: no test here sleeps. */
+class WatchdogTest {
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final Watchdog watchdog = new Watchdog(now::get, 0.99, false);
+  private final RunGuard guard = new RunGuard(Runnable::run);
+  private final RunMeter meter = new RunMeter(guard, Duration.ofHours(1), Long.MAX_VALUE);
+  private final AtomicInteger abandoned = new AtomicInteger();
+
+  @AfterEach
+  void close() {
+    watchdog.close();
+  }
+
+  private void advance(Duration d) {
+    now.addAndGet(d.toNanos());
+    watchdog.tick();
+  }
+
+  @Test
+  void deadline_tripsWallTime_exactlyWhenTheTickerPassesIt() {
+    watchdog.watch(guard, meter, Duration.ofSeconds(2), Duration.ofSeconds(5), abandoned::incrementAndGet);
+
+    advance(Duration.ofMillis(1999));
+    assertThat(guard.tripped()).isNull();
+    assertThat(guard.isCancelled()).isFalse();
+
+    advance(Duration.ofMillis(1));
+    assertThat(guard.tripped()).isEqualTo(new RunGuard.Trip(Limit.WALL_TIME, "wall time exceeded 2 s"));
+    assertThat(guard.isCancelled()).isTrue();
+    assertThat(guard.events()).singleElement().isInstanceOfSatisfying(SandboxEvent.LimitExceeded.class,
+        e -> assertThat(e.layer()).isEqualTo(Layer.WATCHDOG));
+    assertThat(abandoned).hasValue(0);
+  }
+
+  @Test
+  void aGuestThatIgnoresCancellation_isAbandonedOnce_afterTheGrace() {
+    watchdog.watch(guard, meter, Duration.ofMillis(500), Duration.ofSeconds(5), abandoned::incrementAndGet);
+
+    advance(Duration.ofMillis(500));
+    advance(Duration.ofMillis(4999));
+    assertThat(abandoned).hasValue(0);
+    assertThat(watchdog.watching()).isEqualTo(1);
+
+    advance(Duration.ofMillis(1));
+    advance(Duration.ofSeconds(60));
+    assertThat(abandoned).hasValue(1);
+    assertThat(watchdog.watching()).isZero();
+    assertThat(guard.tripped().detail()).isEqualTo("wall time exceeded 500 ms");
+  }
+
+  @Test
+  void aStoppedWatch_tripsNothing() {
+    Watchdog.Watch w = watchdog.watch(guard, meter, Duration.ofSeconds(1), Duration.ofSeconds(1),
+        abandoned::incrementAndGet);
+
+    advance(Duration.ofMillis(900));
+    w.stop();
+    advance(Duration.ofHours(1));
+
+    assertThat(guard.tripped()).isNull();
+    assertThat(abandoned).hasValue(0);
+    assertThat(watchdog.watching()).isZero();
+  }
+
+  @Test
+  void theFirstLimitWins_aLaterDeadlineChangesNothing() {
+    watchdog.watch(guard, meter, Duration.ofSeconds(1), Duration.ofSeconds(1), abandoned::incrementAndGet);
+    guard.trip(Limit.STATEMENTS, "more than 10 statements", Layer.STATEMENT_LIMIT, false);
+
+    advance(Duration.ofSeconds(1));
+
+    assertThat(guard.tripped().limit()).isEqualTo(Limit.STATEMENTS);
+    assertThat(guard.events()).hasSize(1);
+  }
+}
