@@ -15,7 +15,7 @@ import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
 /**
  * Copies a guest value out as plain, immutable Java data by walking the polyglot {@link Value} API.
  * Must run on the guest thread while the context is alive: getters, {@code __repr__}, iterators and
- * the {@link GuestProbe} are guest code and run under the guest's own limits, so a getter that loops
+ * the {@link GuestMeasure} are guest code and run under the guest's own limits, so a getter that loops
  * forever ends the run on a limit, never hangs the host.
  *
  * <p>Produces only null, Boolean, Long, Double, BigInteger, String, unmodifiable List and unmodifiable
@@ -45,7 +45,7 @@ public final class ValueCopier {
   private final List<Value> ancestors = new ArrayList<>();
   /** Where the copy is: list indexes (Long) and map keys (String). */
   private final List<Object> segments = new ArrayList<>();
-  private GuestProbe probe;
+  private GuestMeasure measure;
   private int nodes;
   private long chars;
 
@@ -75,11 +75,11 @@ public final class ValueCopier {
     return new ValueCopier(language, maxNodes, maxDepth, maxString, maxString, "arguments", true);
   }
 
-  /** {@link #forArguments(Language, int, int, int)} with a probe made once for the run's context. */
+  /** {@link #forArguments(Language, int, int, int)} with a measure made once for the run's context. */
   public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString,
-      GuestProbe probe) {
+      GuestMeasure measure) {
     ValueCopier copier = forArguments(language, maxNodes, maxDepth, maxString);
-    copier.probe = probe;
+    copier.measure = measure;
     return copier;
   }
 
@@ -109,11 +109,11 @@ public final class ValueCopier {
     }
   }
 
-  private GuestProbe probe(Value v) {
-    if (probe == null) {
-      probe = GuestProbe.in(v.getContext(), language);
+  private GuestMeasure measure(Value v) {
+    if (measure == null) {
+      measure = GuestMeasure.in(v.getContext(), language);
     }
-    return probe;
+    return measure;
   }
 
   private Object copy(Value v, int depth) {
@@ -191,7 +191,7 @@ public final class ValueCopier {
 
   /** A guest string as host text, its length checked against the caps before it is copied. */
   private String string(Value v, String kind) {
-    long length = probe(v).length(v);
+    long length = measure(v).length(v);
     checkText(length, kind);
     String s = v.asString();
     // Python counts code points; the host counts UTF-16 units, up to twice as many.
@@ -220,7 +220,7 @@ public final class ValueCopier {
 
   /** The guest's own text form of a value ({@code String(x)}, {@code repr(x)}), checked like a string. */
   private String text(Value v) {
-    Value t = probe(v).text(v);
+    Value t = measure(v).text(v);
     if (!t.isString()) {
       throw reject(Reason.UNREADABLE, "its text form is not a string", "could not be read");
     }
@@ -229,14 +229,14 @@ public final class ValueCopier {
 
   private Object number(Value v) {
     if (v.fitsInLong() || v.fitsInBigInteger()) {
-      boolean pythonFloat = language == Language.PYTHON && probe(v).isPythonFloat(v);
+      boolean pythonFloat = language == Language.PYTHON && measure(v).isPythonFloat(v);
       if (!pythonFloat && v.fitsInLong()) {
         return v.asLong();
       }
       if (!pythonFloat) {
         // Enough bits for maxString decimal digits; log10(2) ~ 0.30103.
         long limitBits = (long) Math.ceil(maxString / 0.30103) + 4;
-        long bits = probe(v).bits(v, limitBits);
+        long bits = measure(v).bits(v, limitBits);
         if (bits > limitBits && language == Language.JAVASCRIPT) { // JavaScript stops counting at the limit
           checkText(Long.MAX_VALUE, "a number", "digits");
         }
@@ -310,7 +310,7 @@ public final class ValueCopier {
 
   /** A JavaScript object: its own enumerable string keys, each value read once (getters run here). */
   private Map<String, Object> members(Value v, int depth) {
-    Value keys = probe(v).keys(v);
+    Value keys = measure(v).keys(v);
     long size = keys.hasArrayElements() ? keys.getArraySize() : 0;
     if (size > maxNodes - nodes) {
       throw tooMany();

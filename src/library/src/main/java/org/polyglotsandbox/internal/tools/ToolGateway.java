@@ -25,7 +25,7 @@ import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.SandboxEvent.ToolCall.Status;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
-import org.polyglotsandbox.internal.boundary.GuestProbe;
+import org.polyglotsandbox.internal.boundary.GuestMeasure;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
@@ -170,7 +170,7 @@ public final class ToolGateway {
   private final Map<String, Integer> calls = new HashMap<>();
   private int denials;
   /** Asks the guest for string lengths before arguments are copied; made once, in {@link #install}. */
-  private GuestProbe probe;
+  private GuestMeasure measure;
 
   ToolGateway(Map<String, ToolBinding> tools, Language language, Limits limits, RunGuard guard,
       HandlerThreads handlers) {
@@ -183,7 +183,7 @@ public final class ToolGateway {
 
   /** Defines {@code tools} in a fresh context. */
   public void install(Context context) {
-    probe = GuestProbe.in(context, language);
+    measure = GuestMeasure.in(context, language);
     ProxyExecutable raw = this::call;
     if (language == Language.JAVASCRIPT) {
       context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
@@ -199,7 +199,7 @@ public final class ToolGateway {
       return error("invalid_call", "tools are called as tools.name({...})");
     }
     // The name is guest data: its length is asked before it is copied, so a huge one never reaches the host.
-    long length = probe.length(args[0]);
+    long length = measure.length(args[0]);
     String name = length <= Tool.MAX_NAME_LENGTH ? args[0].asString() : null;
     ToolBinding tool = name == null ? null : tools.get(name);
     if (tool == null) {
@@ -226,7 +226,7 @@ public final class ToolGateway {
     Map<String, Object> arguments;
     try {
       Object copy = ValueCopier.forArguments(language, MAX_ARGUMENT_NODES, MAX_ARGUMENT_DEPTH,
-          tool.maxArgumentBytes(), probe).copy(args[1]);
+          tool.maxArgumentBytes(), measure).copy(args[1]);
       if (!(copy instanceof Map<?, ?> map)) {
         record(tool, 0, start, Status.INVALID_ARGUMENTS);
         return error("invalid_arguments", "tool '" + name + "': arguments must be an object");

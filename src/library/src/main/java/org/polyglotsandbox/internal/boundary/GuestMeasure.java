@@ -6,7 +6,8 @@ import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.Language;
 
 /**
- * Guest functions the {@link ValueCopier} asks before it turns a guest value into host data, so that
+ * Measures a guest value before the {@link ValueCopier} turns it into host data (guest functions asked
+ * on the guest thread; not to be confused with the escape probe, which attacks the sandbox), so that
  * the size of a string, key or big number is known <em>before</em> it is copied onto the host heap.
  * (The polyglot API has no length query: {@code asString()} would materialise a 500-million-character
  * string, or a lazily concatenated rope, on the host first.)
@@ -17,7 +18,7 @@ import org.polyglotsandbox.Language;
  * guest functions the guest may have replaced; that only changes its own output, which is checked
  * like everything else. Calls run on the guest thread under the guest's limits.
  */
-public final class GuestProbe {
+public final class GuestMeasure {
   private static final Source JAVASCRIPT = Source.newBuilder("js", """
       (() => {
         const keys = Object.keys;
@@ -51,7 +52,7 @@ public final class GuestProbe {
   private final Value keys;
   private final Value floatType;
 
-  private GuestProbe(Value functions) {
+  private GuestMeasure(Value functions) {
     this.length = functions.getArrayElement(0);
     this.bits = functions.getArrayElement(1);
     this.text = functions.getArrayElement(2);
@@ -63,8 +64,8 @@ public final class GuestProbe {
    * Evaluates the probe in {@code context}, which must be entered or enterable on this thread. Made
    * before guest code runs, it holds the guest's original {@code Object.keys} and {@code String}.
    */
-  public static GuestProbe in(Context context, Language language) {
-    return new GuestProbe(context.eval(language == Language.PYTHON ? PYTHON : JAVASCRIPT));
+  public static GuestMeasure in(Context context, Language language) {
+    return new GuestMeasure(context.eval(language == Language.PYTHON ? PYTHON : JAVASCRIPT));
   }
 
   /** The length in UTF-16 units (JavaScript) or code points (Python) of a guest string. */
