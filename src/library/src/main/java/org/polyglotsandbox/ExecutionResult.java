@@ -18,6 +18,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.ModelText;
+import org.polyglotsandbox.internal.boundary.PlainData;
 import org.polyglotsandbox.internal.spi.RunRecord;
 
 /**
@@ -35,6 +36,8 @@ import org.polyglotsandbox.internal.spi.RunRecord;
  * inside {@link #value()} are the guest's exact strings: escape them before showing them.
  */
 public final class ExecutionResult {
+  private static final PlainData.Format VALUE_JSON = PlainData.Format.textSafe();
+
   private final Outcome outcome;
   private final Limit limit;
   private final Object value;
@@ -112,6 +115,18 @@ public final class ExecutionResult {
   public Object value() {
     return value;
   }
+  /**
+   * {@link #value()} as one line of JSON: numbers stay numbers ({@link java.math.BigInteger} exactly),
+   * NaN and the infinities become the strings {@code "NaN"}, {@code "Infinity"} and {@code "-Infinity"},
+   * and every character that could act on a terminal or hide in text (controls, DEL, C1, bidirectional
+   * and invisible characters, surrogates) is a {@code \}{@code uXXXX} escape, so the line is safe to
+   * print or log as it is. Still untrusted data: the strings are the guest's. {@code "null"} when there
+   * is no value.
+   */
+  public String valueAsJson() {
+    return PlainData.toJson(value, VALUE_JSON);
+  }
+
 
   /**
    * The error as guest code would describe it, such as {@code "TypeError: x is not a function"}

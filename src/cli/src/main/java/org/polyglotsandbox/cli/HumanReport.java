@@ -38,7 +38,7 @@ final class HumanReport {
   /** @param written the host files the output files were written to, in order; empty if not written */
   static void print(ExecutionResult r, List<Path> written, PrintStream out) {
     if (r.isOk()) {
-      out.println("value: " + ResultJson.write(ResultJson.value(r.value())));
+      out.println("value: " + r.valueAsJson());
     } else {
       String label = switch (r.outcome()) {
         case SYNTAX_ERROR -> "syntax error: ";

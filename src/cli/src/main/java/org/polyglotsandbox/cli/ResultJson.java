@@ -10,11 +10,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
@@ -81,7 +79,7 @@ final class ResultJson {
     ObjectNode o = NODES.objectNode();
     o.put("outcome", r.outcome().name());
     o.put("limit", r.limit().map(Limit::id).orElse(null));
-    o.set("value", value(r.value()));
+    o.set("value", parse(r.valueAsJson()));
     o.put("error", r.errorMessage().orElse(null));
     o.put("stdout", r.stdout());
     o.put("stderr", r.stderr());
@@ -149,44 +147,15 @@ final class ResultJson {
     n.put("invisibleCharactersRemoved", c.invisibleCharactersRemoved());
   }
 
-  /**
-   * A result value as JSON: numbers stay numbers (BigInteger exactly), NaN and the infinities become the
-   * strings {@code "NaN"}, {@code "Infinity"} and {@code "-Infinity"}.
-   */
-  static JsonNode value(Object v) {
-    if (v == null) {
-      return NODES.nullNode();
+  /** The library's JSON of a value, as a node of this tree. */
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the library wrote JSON that does not parse", e);
     }
-    if (v instanceof Boolean b) {
-      return NODES.booleanNode(b);
-    }
-    if (v instanceof Long l) {
-      return NODES.numberNode(l);
-    }
-    if (v instanceof Integer i) {
-      return NODES.numberNode(i);
-    }
-    if (v instanceof BigInteger b) {
-      return NODES.numberNode(b);
-    }
-    if (v instanceof Double d) {
-      return d.isNaN() || d.isInfinite() ? NODES.textNode(d.toString()) : NODES.numberNode(d);
-    }
-    if (v instanceof String s) {
-      return NODES.textNode(s);
-    }
-    if (v instanceof List<?> list) {
-      ArrayNode a = NODES.arrayNode(list.size());
-      list.forEach(e -> a.add(value(e)));
-      return a;
-    }
-    if (v instanceof Map<?, ?> map) {
-      ObjectNode o = NODES.objectNode();
-      map.forEach((k, e) -> o.set(String.valueOf(k), value(e)));
-      return o;
-    }
-    return NODES.textNode(String.valueOf(v)); // not produced by the library; shown rather than dropped
   }
+
 
   private static ObjectNode event(SandboxEvent e) {
     ObjectNode o = NODES.objectNode();

@@ -3,12 +3,8 @@ package org.polyglotsandbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,30 +91,6 @@ class CliTextTest {
   void quote_isOneLineAndBounded() {
     assertThat(Text.quote("a\nb")).isEqualTo("'a\\nb'");
     assertThat(Text.quote("x".repeat(500))).hasSize(125);
-  }
-
-  @Test
-  void jsonValues_keepTheirTypes() {
-    Object v = Map.of("list", Arrays.asList(1L, 2.5, null, true, "s", BigInteger.TEN.pow(30)));
-
-    assertThat(ResultJson.write(ResultJson.value(v)))
-        .isEqualTo("{\"list\":[1,2.5,null,true,\"s\",1000000000000000000000000000000]}");
-  }
-
-  @Test
-  void jsonValues_nonFiniteDoublesBecomeStrings() {
-    assertThat(ResultJson.write(ResultJson.value(List.of(Double.NaN, Double.POSITIVE_INFINITY,
-        Double.NEGATIVE_INFINITY)))).isEqualTo("[\"NaN\",\"Infinity\",\"-Infinity\"]");
-  }
-
-  @Test
-  void jsonText_hasNoRawControlCharacters_andStaysValid() throws Exception {
-    String s = "a\u001b\u007f\u009b\u202e\ud800é😀\n";
-    String json = ResultJson.write(ResultJson.value(s));
-
-    assertThat(json.chars().noneMatch(c -> Text.isUnsafe(c) || Character.isSurrogate((char) c) || c == '\n'))
-        .as(json).isTrue();
-    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).asText()).isEqualTo(s);
   }
 
   @Test

@@ -19,13 +19,8 @@ public final class ModelText {
   public static final int MIN_MAX_CHARS = 1_000;
 
   private static final SecureRandom RANDOM = new SecureRandom();
-  /**
-   * Plain data as JSON, NaN and the infinities as strings; every character sanitised text may not hold,
-   * and newlines and tabs, escaped, so the JSON line is safe as text. The copier already bounded the value.
-   */
-  private static final PlainData.Format JSON = PlainData.Format.strict(Integer.MAX_VALUE, Integer.MAX_VALUE)
-      .withNonFiniteAsStrings()
-      .withEscapes(new JsonEscapes(ch -> TextSanitizer.isForbidden(ch) || ch == '\n' || ch == '\t'));
+  /** Plain data as JSON that is safe as text; the copier already bounded the value. */
+  private static final PlainData.Format JSON = PlainData.Format.textSafe();
   private static final int FRAMES_SHOWN = 10;
   private static final int FILES_SHOWN = 20;
   /** Characters kept for the frame, the notes and the file list. */

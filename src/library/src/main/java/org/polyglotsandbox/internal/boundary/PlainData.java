@@ -40,6 +40,16 @@ public final class PlainData {
       return new Format(maxDepth, maxValues, false, null);
     }
 
+    /**
+     * For showing a value that is already bounded: NaN and the infinities as strings, and every character
+     * {@link TextSanitizer#isForbidden} escaped, so that the JSON is also safe as text on a terminal, in a
+     * log or in a model's context.
+     */
+    public static Format textSafe() {
+      return strict(Integer.MAX_VALUE, Integer.MAX_VALUE).withNonFiniteAsStrings()
+          .withEscapes(new JsonEscapes(TextSanitizer::isForbidden));
+    }
+
     /** NaN and the infinities written as the strings "NaN", "Infinity", "-Infinity". */
     public Format withNonFiniteAsStrings() {
       return new Format(maxDepth, maxValues, true, escapes);
