@@ -142,10 +142,9 @@ public final class PolicyReport {
       if (path == null) {
         return Optional.empty();
       }
-      for (Mount m : policy.mounts()) {
-        if (path.equals(m.guestPath()) || path.startsWith(m.guestPath() + "/")) {
-          return find(operation, m.guestPath());
-        }
+      Optional<Mount> mount = policy.mountFor(path);
+      if (mount.isPresent()) {
+        return find(operation, mount.get().guestPath());
       }
       return find(operation, path).or(() -> find(operation, ANY_OTHER_PATH));
     }

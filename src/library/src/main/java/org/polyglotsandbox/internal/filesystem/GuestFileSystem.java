@@ -201,7 +201,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   private Mount mountOf(String guestPath) {
     for (Mount m : mounts) {
-      if (guestPath.equals(m.guestPath()) || guestPath.startsWith(m.guestPath() + "/")) {
+      if (m.contains(guestPath)) {
         return m;
       }
     }
