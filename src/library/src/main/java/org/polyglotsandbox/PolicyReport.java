@@ -3,7 +3,6 @@ package org.polyglotsandbox;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,6 +10,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.polyglotsandbox.internal.text.Durations;
 
 /**
  * What a {@link Policy} lets guest code do, operation by operation: the catalogue of everything guest
@@ -330,8 +330,8 @@ public final class PolicyReport {
   private static String limitNote(Limit limit, Limits l) {
     return switch (limit) {
       case STATEMENTS -> "more than " + l.maxStatements() + " statements";
-      case WALL_TIME -> "longer than " + duration(l.wallTime());
-      case CPU_TIME -> "more than " + duration(l.maxCpuTime()) + " of CPU time";
+      case WALL_TIME -> "longer than " + Durations.format(l.wallTime());
+      case CPU_TIME -> "more than " + Durations.format(l.maxCpuTime()) + " of CPU time";
       case MEMORY -> "more than " + bytes(l.maxAllocatedBytes())
           + " allocated, or the largest allocator while the host heap is under pressure";
       case FILES -> "more than " + bytes(l.maxFileBytes()) + " or " + l.maxFiles() + " entries in the run's files";
@@ -360,9 +360,5 @@ public final class PolicyReport {
       return (n >> 10) + " KiB";
     }
     return n + " bytes";
-  }
-
-  static String duration(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }
