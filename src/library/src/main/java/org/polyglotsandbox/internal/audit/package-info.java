@@ -1,9 +1,8 @@
 /**
- * The audit trail: every event a run's layers record reaches JDK Flight Recorder and the embedder's
- * listener, and a listener that fails never disturbs the run.
+ * The audit trail: the events a run records reach JDK Flight Recorder and the embedder's listener, and
+ * a listener that fails never disturbs the run.
  *
- * <p>Depends on the API's {@code AuditEvent} and {@code SandboxEvent} and on {@code jdk.jfr}. It only
- * delivers what it is handed (by {@code internal.limits}' run guard) and must not depend on the layers
- * that produce the events.
+ * <p>Depends on the API's event types ({@code AuditEvent}, {@code SandboxEvent}) and on
+ * {@code jdk.jfr}. It delivers what the enforcing layers record and must not depend on them.
  */
 package org.polyglotsandbox.internal.audit;

@@ -7,8 +7,8 @@
  * handlers off the guest's thread, so a blocked handler cannot hold a run past its deadline.
  *
  * <p>Depends on the API's {@code Tool} types and vocabulary, {@code internal.boundary} (plain data,
- * value copying, schemas), {@code internal.limits} (the run's guard), {@code internal.engine}'s error
- * classifier, {@code internal.text} and GraalVM's polyglot API. It must not depend on the file system,
- * the pool or audit.
+ * value copying, schemas), {@code internal.limits} (the run's guard), {@code internal.text}, GraalVM's
+ * polyglot API, and {@code internal.engine} for {@code ErrorClassifier.clean} only (host detail out of
+ * a handler's message). It must not depend on the file system, the pool or audit.
  */
 package org.polyglotsandbox.internal.tools;
