@@ -72,6 +72,29 @@ public final class Mount {
     return guestPath;
   }
 
+  /**
+   * Whether a guest path lies inside this mount: it is the mount's guest path or lies below it. Paths
+   * are compared segment by segment after dropping repeated slashes, {@code .} segments and a trailing
+   * slash, as {@linkplain #guestPath() guest paths} are normalized: {@code /data}, {@code /data/} and
+   * {@code //data/./in.csv} lie inside a mount at {@code /data}; {@code /database} and {@code /dat} do
+   * not, and nor does the root {@code /} (no mount is the root). Case matters.
+   *
+   * <p>{@code ..} is not resolved here: a path with a {@code ..} segment lies in no mount (not even
+   * {@code /data/x/..}), so that {@code /data/../etc} can never pass for a path inside {@code /data};
+   * resolve it first. A relative path, or one holding a NUL character, lies in no mount either.
+   *
+   * @throws NullPointerException if {@code guestPath} is null
+   */
+  public boolean contains(String guestPath) {
+    Objects.requireNonNull(guestPath, "guestPath");
+    if (!guestPath.startsWith("/") || guestPath.indexOf('\0') >= 0) {
+      return false;
+    }
+    String p = collapse(guestPath);
+    return p != null && p.startsWith(this.guestPath)
+        && (p.length() == this.guestPath.length() || p.charAt(this.guestPath.length()) == '/');
+  }
+
   /** The operations allowed on this mount and everything below it. */
   public Set<Operation> operations() {
     return operations;
@@ -101,18 +124,30 @@ public final class Mount {
     if (guestPath.indexOf('\0') >= 0) {
       throw new IllegalArgumentException("guest path '" + guestPath.replace("\0", "\\0") + "' contains a NUL character");
     }
-    StringBuilder out = new StringBuilder();
-    for (String part : guestPath.split("/")) {
+    String normal = collapse(guestPath);
+    if (normal == null) {
+      throw new IllegalArgumentException("guest path '" + guestPath + "' must not contain '..'");
+    }
+    if (normal.isEmpty()) {
+      throw new IllegalArgumentException("guest path '" + guestPath + "' must not be the root directory");
+    }
+    return normal;
+  }
+
+  /**
+   * An absolute path without empty and {@code .} segments: {@code ""} for the root, null if a segment
+   * is {@code ..}.
+   */
+  private static String collapse(String absolute) {
+    StringBuilder out = new StringBuilder(absolute.length());
+    for (String part : absolute.split("/")) {
       if (part.isEmpty() || part.equals(".")) {
         continue;
       }
       if (part.equals("..")) {
-        throw new IllegalArgumentException("guest path '" + guestPath + "' must not contain '..'");
+        return null;
       }
       out.append('/').append(part);
-    }
-    if (out.length() == 0) {
-      throw new IllegalArgumentException("guest path '" + guestPath + "' must not be the root directory");
     }
     return out.toString();
   }

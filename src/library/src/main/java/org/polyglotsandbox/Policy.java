@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -64,6 +65,22 @@ public final class Policy {
   /** The mounts, in the order declared; guest paths never overlap. */
   public List<Mount> mounts() {
     return mounts;
+  }
+
+  /**
+   * The mount a guest path lies inside ({@link Mount#contains}), if any. Mounts never overlap, so at
+   * most one does: there is no nesting to choose between. The path must be absolute and free of
+   * {@code ..}; a relative path lies in no mount here, whatever the working directory.
+   *
+   * @throws NullPointerException if {@code guestPath} is null
+   */
+  public Optional<Mount> mountFor(String guestPath) {
+    return mountFor(mounts, guestPath);
+  }
+
+  private static Optional<Mount> mountFor(List<Mount> mounts, String guestPath) {
+    Objects.requireNonNull(guestPath, "guestPath");
+    return mounts.stream().filter(m -> m.contains(guestPath)).findFirst();
   }
 
   /** The limits of each run. */
@@ -190,16 +207,15 @@ public final class Policy {
       }
       for (int i = 0; i < mounts.size(); i++) {
         for (int j = i + 1; j < mounts.size(); j++) {
-          String a = mounts.get(i).guestPath();
-          String b = mounts.get(j).guestPath();
-          if (a.equals(b) || b.startsWith(a + "/") || a.startsWith(b + "/")) {
-            throw new IllegalArgumentException("mounts overlap at guest paths " + a + " and " + b);
+          Mount a = mounts.get(i);
+          Mount b = mounts.get(j);
+          if (a.contains(b.guestPath()) || b.contains(a.guestPath())) {
+            throw new IllegalArgumentException(
+                "mounts overlap at guest paths " + a.guestPath() + " and " + b.guestPath());
           }
         }
       }
-      if (!workingDirectory.equals("/")
-          && mounts.stream().noneMatch(m -> workingDirectory.equals(m.guestPath())
-              || workingDirectory.startsWith(m.guestPath() + "/"))) {
+      if (!workingDirectory.equals("/") && mountFor(mounts, workingDirectory).isEmpty()) {
         throw new IllegalArgumentException(
             "working directory " + workingDirectory + " is not inside any mount");
       }

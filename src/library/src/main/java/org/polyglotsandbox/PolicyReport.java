@@ -3,13 +3,13 @@ package org.polyglotsandbox;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.polyglotsandbox.internal.text.Durations;
 
 /**
  * What a {@link Policy} lets guest code do, operation by operation: the catalogue of everything guest
@@ -134,10 +134,9 @@ public final class PolicyReport {
       if (path == null) {
         return Optional.empty();
       }
-      for (Mount m : policy.mounts()) {
-        if (path.equals(m.guestPath()) || path.startsWith(m.guestPath() + "/")) {
-          return find(operation, m.guestPath());
-        }
+      Optional<Mount> mount = policy.mountFor(path);
+      if (mount.isPresent()) {
+        return find(operation, mount.get().guestPath());
       }
       return find(operation, path).or(() -> find(operation, ANY_OTHER_PATH));
     }
@@ -323,8 +322,8 @@ public final class PolicyReport {
   private static String limitNote(Limit limit, Limits l) {
     return switch (limit) {
       case STATEMENTS -> "more than " + l.maxStatements() + " statements";
-      case WALL_TIME -> "longer than " + duration(l.wallTime());
-      case CPU_TIME -> "more than " + duration(l.maxCpuTime()) + " of CPU time";
+      case WALL_TIME -> "longer than " + Durations.format(l.wallTime());
+      case CPU_TIME -> "more than " + Durations.format(l.maxCpuTime()) + " of CPU time";
       case MEMORY -> "more than " + bytes(l.maxAllocatedBytes())
           + " allocated, or the largest allocator while the host heap is under pressure";
       case FILES -> "more than " + bytes(l.maxFileBytes()) + " or " + l.maxFiles() + " entries in the run's files";
@@ -353,9 +352,5 @@ public final class PolicyReport {
       return (n >> 10) + " KiB";
     }
     return n + " bytes";
-  }
-
-  static String duration(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }

@@ -215,9 +215,7 @@ public final class Script {
    */
   void checkOutputFilesAgainst(Policy policy) {
     for (String path : outputFiles.keySet()) {
-      boolean inside = policy.mounts().stream()
-          .anyMatch(m -> path.equals(m.guestPath()) || path.startsWith(m.guestPath() + "/"));
-      if (!inside) {
+      if (policy.mountFor(path).isEmpty()) {
         throw new IllegalArgumentException("output file " + path + " is outside every mount, so the guest could"
             + " never write it (mounts: " + policy.mounts().stream().map(Mount::guestPath).toList() + ")");
       }

@@ -147,6 +147,8 @@ class PolicyReportTest {
     assertThat(r.entryFor(Operation.FILE_READ, "/data/sub/../sales.csv").orElseThrow().target()).isEqualTo("/data");
     assertThat(r.entryFor(Operation.FILE_READ, "/data/../etc/passwd").orElseThrow().target())
         .isEqualTo(PolicyReport.ANY_OTHER_PATH);
+    assertThat(r.entryFor(Operation.FILE_READ, "/database/x").orElseThrow().target())
+        .as("a sibling that shares the mount's name as a prefix").isEqualTo(PolicyReport.ANY_OTHER_PATH);
     assertThat(r.entryFor(Operation.FILE_CREATE, "out.txt").orElseThrow())
         .as("relative to the working directory")
         .extracting(Entry::target, Entry::verdict).containsExactly("/scratch", ALLOWED);

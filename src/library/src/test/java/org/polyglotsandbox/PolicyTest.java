@@ -42,6 +42,60 @@ class PolicyTest {
   }
 
   @Test
+  void mountContains_itsOwnPathAndWhatLiesBelow_segmentBySegment() {
+    Mount data = Mount.scratch("/data");
+    assertThat(data.contains("/data")).isTrue();
+    assertThat(data.contains("/data/")).isTrue();
+    assertThat(data.contains("/data/in.csv")).isTrue();
+    assertThat(data.contains("//data/./sub//in.csv/")).isTrue();
+    assertThat(data.contains("/data/...")).as("three dots are a name").isTrue();
+    assertThat(data.contains("/database")).isFalse();
+    assertThat(data.contains("/database/in.csv")).isFalse();
+    assertThat(data.contains("/dat")).isFalse();
+    assertThat(data.contains("/Data/in.csv")).isFalse();
+    assertThat(data.contains("/")).as("the root lies in no mount").isFalse();
+    assertThat(data.contains("//")).isFalse();
+  }
+
+  @Test
+  void mountContains_isFalseForHostilePaths() {
+    Mount data = Mount.scratch("/data");
+    for (String hostile : new String[] {"/data/../etc/passwd", "/data/..", "/data/x/..", "/../data", "/data/./../data",
+        "data", "data/in.csv", "./data", "", "/data\0/in.csv", "/data/\0", "/data\\..\\etc", "\\data\\in.csv"}) {
+      assertThat(data.contains(hostile)).as(hostile.replace("\0", "\\0")).isFalse();
+    }
+    assertThatThrownBy(() -> data.contains(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void mountFor_isTheOneMountAPathLiesIn() {
+    Mount data = Mount.scratch("/data");
+    Mount database = Mount.scratch("/database");
+    Mount run = Mount.scratch("/out/run");
+    Policy p = Policy.builder().allowLanguages(Language.PYTHON).mount(data).mount(database).mount(run).build();
+    assertThat(p.mountFor("/data/in.csv")).contains(data);
+    assertThat(p.mountFor("/database")).contains(database);
+    assertThat(p.mountFor("/database/")).contains(database);
+    assertThat(p.mountFor("/out/run/a/b")).contains(run);
+    assertThat(p.mountFor("/out")).as("on the way to a mount, not inside one").isEmpty();
+    assertThat(p.mountFor("/out/running")).isEmpty();
+    assertThat(p.mountFor("/")).isEmpty();
+    assertThat(p.mountFor("/data/../database/x")).isEmpty();
+    assertThat(p.mountFor("data/in.csv")).as("relative, whatever the working directory").isEmpty();
+    assertThat(Policy.computeOnly(Language.PYTHON).mountFor("/")).isEmpty();
+    assertThatThrownBy(() -> p.mountFor(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void mountsThatOnlyShareAPrefix_doNotOverlap() {
+    assertThat(Policy.builder().allowLanguages(Language.JAVASCRIPT)
+        .mount(Mount.scratch("/data")).mount(Mount.scratch("/database")).build().mounts()).hasSize(2);
+    assertThatThrownBy(() -> Policy.builder().allowLanguages(Language.JAVASCRIPT)
+        .mount(Mount.scratch("/data/sub")).mount(Mount.scratch("//data/")).build())
+        .hasMessage("mounts overlap at guest paths /data/sub and /data");
+  }
+
+  @Test
   void mountsDefaultToTheirNamedAccess() {
     assertThat(Mount.readOnly(Path.of("x"), "/x").operations()).containsExactlyInAnyOrder(Operation.FILE_READ, Operation.FILE_LIST);
     assertThat(Mount.readOnly(Path.of("x"), "/x").isWritable()).isFalse();
@@ -56,6 +110,11 @@ class PolicyTest {
   void workingDirectory_mustBeInsideAMount() {
     assertThatThrownBy(() -> Policy.builder().allowLanguages(Language.PYTHON).workingDirectory("/tmp").build())
         .hasMessage("working directory /tmp is not inside any mount");
+    assertThatThrownBy(() -> Policy.builder().allowLanguages(Language.PYTHON).mount(Mount.scratch("/data"))
+        .workingDirectory("/database").build())
+        .hasMessage("working directory /database is not inside any mount");
+    assertThat(Policy.builder().allowLanguages(Language.PYTHON).mount(Mount.scratch("/data"))
+        .workingDirectory("/data/sub/").build().workingDirectory()).isEqualTo("/data/sub");
   }
 
   @Test

@@ -41,6 +41,10 @@ final class Durations {
   }
 
   /** A duration for a report: whole milliseconds below a minute, such as {@code 1250 ms}. */
+  // Only measurements go through here (a run's wall and CPU time, how long an audit took): the library
+  // hands those over as Duration values and never words them. Durations it does word (limits, tool
+  // timeouts) reach the CLI already written, in PolicyReport notes and limit details, and are printed as
+  // they come. A measurement is rarely a whole second, so it keeps its own shape.
   static String format(Duration d) {
     return d.toMillis() < 60_000 ? d.toMillis() + " ms" : String.format("%.1f s", d.toMillis() / 1000.0);
   }

@@ -182,8 +182,7 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     for (String guestPath : s.outputFiles()) {
-      if (policy.mounts().stream().noneMatch(m -> guestPath.equals(m.guestPath())
-          || guestPath.startsWith(m.guestPath() + "/"))) {
+      if (policy.mountFor(guestPath).isEmpty()) {
         throw new UsageException("--output-file " + Text.quote(guestPath) + " is outside every mount, so the"
             + " program could never write it; mount a writable directory there (--mount HOST:GUEST:rw, or a"
             + " scratch mount in the policy file)");

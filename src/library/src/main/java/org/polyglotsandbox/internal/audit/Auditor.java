@@ -43,9 +43,4 @@ public final class Auditor {
       }
     }
   }
-
-  /** How often the listener threw. */
-  public long listenerFailures() {
-    return failures.get();
-  }
 }

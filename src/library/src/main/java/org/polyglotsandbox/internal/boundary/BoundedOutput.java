@@ -2,7 +2,6 @@ package org.polyglotsandbox.internal.boundary;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -34,16 +33,6 @@ public final class BoundedOutput {
   /** Bytes the guest wrote in total, including dropped ones. */
   public long bytesWritten() {
     return written.get();
-  }
-
-  /** What stdout kept, decoded as UTF-8 but not sanitised. */
-  public String stdoutText() {
-    return out.text();
-  }
-
-  /** What stderr kept, decoded as UTF-8 but not sanitised. */
-  public String stderrText() {
-    return err.text();
   }
 
   /** What stdout kept, sanitised ({@link TextSanitizer#fromUtf8}). */
@@ -91,12 +80,6 @@ public final class BoundedOutput {
       if (keep < len && !overflowed) {
         overflowed = true;
         onOverflow.run();
-      }
-    }
-
-    String text() {
-      synchronized (kept) {
-        return kept.toString(StandardCharsets.UTF_8);
       }
     }
 

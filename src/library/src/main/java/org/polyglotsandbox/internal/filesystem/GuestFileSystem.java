@@ -77,20 +77,6 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   /**
-   * Creates the file system for one run and copies the mounts in.
-   *
-   * @param maxBytes what the file system may hold in total, mounted copies included
-   * @param maxFiles how many files and directories it may hold, mounted copies included
-   * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
-   */
-  public static GuestFileSystem create(List<Mount> mounts, String workingDirectory, EnforcementSink sink,
-      long maxBytes, int maxFiles) {
-    GuestFileSystem fs = empty(mounts, workingDirectory, sink, maxBytes, maxFiles);
-    fs.copyMountsIn();
-    return fs;
-  }
-
-  /**
    * Creates the file system for one run, empty: {@link #copyMountsIn()} must run before guest code, so
    * that a context prepared in advance still sees the mounts as they are when its run starts.
    */
@@ -200,7 +186,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   private Mount mountOf(String guestPath) {
     for (Mount m : mounts) {
-      if (guestPath.equals(m.guestPath()) || guestPath.startsWith(m.guestPath() + "/")) {
+      if (m.contains(guestPath)) {
         return m;
       }
     }
@@ -558,10 +544,5 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   @Override
   public void createSymbolicLink(Path link, Path target, FileAttribute<?>... attrs) throws IOException {
     throw deny(Operation.FILE_LINK, guestPath(link));
-  }
-
-  /** Only for tests and diagnostics: whether a guest path exists in the run's memory. */
-  public boolean existsInMemory(String guestPath) {
-    return Files.exists(memory.getPath(guestPath), LinkOption.NOFOLLOW_LINKS);
   }
 }

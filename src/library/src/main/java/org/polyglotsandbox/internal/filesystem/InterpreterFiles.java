@@ -1,7 +1,6 @@
 package org.polyglotsandbox.internal.filesystem;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,10 +77,5 @@ public final class InterpreterFiles {
    */
   public FileSystem forPython(GuestFileSystem guest) {
     return new PythonFileSystem(guest, readOnlyHome, this::isPythonHome);
-  }
-
-  /** Whether the Python home exists on the host yet (it is extracted by the first Python context). */
-  public boolean isExtracted() {
-    return pythonHomes.stream().anyMatch(Files::isDirectory);
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.ResourceLimits;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.internal.text.Durations;
 
 /**
  * Every time limit of every run, in one place: the wall-clock deadline, the point past it where a guest
@@ -56,7 +57,7 @@ public final class Watchdog implements AutoCloseable {
 
     /** Trips the wall-time limit now, as the deadline would. */
     public void tripDeadline() {
-      guard.trip(Limit.WALL_TIME, "wall time exceeded " + format(wallTime), Layer.WATCHDOG, true);
+      guard.trip(Limit.WALL_TIME, "wall time exceeded " + Durations.format(wallTime), Layer.WATCHDOG, true);
     }
 
     /** Ends the watch: the run has its result. Idempotent. */
@@ -174,10 +175,5 @@ public final class Watchdog implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdown();
-  }
-
-  /** A duration for a limit's message: whole seconds as {@code 2 s}, otherwise milliseconds. */
-  static String format(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }

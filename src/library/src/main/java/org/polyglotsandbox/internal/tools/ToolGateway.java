@@ -32,6 +32,7 @@ import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
 import org.polyglotsandbox.internal.limits.RunGuard;
+import org.polyglotsandbox.internal.text.Durations;
 
 /**
  * One run's door to the host: the guest-side {@code tools} object and the one host function behind it.
@@ -261,7 +262,7 @@ public final class ToolGateway {
       result = await(tool, arguments);
     } catch (TimeoutException e) {
       record(tool, json.length, start, Status.TIMED_OUT);
-      return error("timeout", "tool '" + name + "' did not answer within " + format(tool.timeout()));
+      return error("timeout", "tool '" + name + "' did not answer within " + Durations.format(tool.timeout()));
     } catch (CancellationException e) {
       record(tool, json.length, start, Status.CANCELLED);
       return error("cancelled", "the run was cancelled");
@@ -357,9 +358,5 @@ public final class ToolGateway {
     o.put("code", code);
     o.put("message", message);
     return "E" + PlainData.toJson(o, PlainData.Format.strict(1, 3));
-  }
-
-  private static String format(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }
