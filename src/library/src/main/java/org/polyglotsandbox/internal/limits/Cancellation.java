@@ -1,6 +1,7 @@
 package org.polyglotsandbox.internal.limits;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.graalvm.polyglot.Context;
 
 /**
@@ -38,13 +39,17 @@ final class Cancellation {
     interruptInlineCall();
     Context c = context;
     if (c != null) {
-      canceller.execute(() -> {
-        try {
-          c.close(true);
-        } catch (RuntimeException alreadyDeadOrClosing) {
-          // A context whose limit tripped rethrows from close(); it is stopped either way.
-        }
-      });
+      try {
+        canceller.execute(() -> {
+          try {
+            c.close(true);
+          } catch (RuntimeException alreadyDeadOrClosing) {
+            // A context whose limit tripped rethrows from close(); it is stopped either way.
+          }
+        });
+      } catch (RejectedExecutionException sandboxClosed) {
+        // The sandbox is closing: its engine is closed with cancellation, which stops this context too.
+      }
     }
   }
 

@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.graalvm.polyglot.ResourceLimits;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
@@ -87,6 +90,12 @@ public final class Watchdog implements AutoCloseable {
   private final HeapPressure heap = HeapPressure.get();
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor thread;
+  /**
+   * Where contexts are closed to cancel them: never the watchdog's own thread, because
+   * {@code close(true)} waits for the guest thread, and a guest stuck in an inline tool handler that
+   * ignores interrupts would hold the watchdog, and with it every other run's limits.
+   */
+  private final ExecutorService cancellers;
   private volatile Thread watchdogThread;
   private long actedOnCollection = -1;
 
@@ -105,6 +114,12 @@ public final class Watchdog implements AutoCloseable {
       return t;
     });
     thread.setRemoveOnCancelPolicy(true);
+    AtomicInteger cancellerNumber = new AtomicInteger();
+    this.cancellers = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "polyglot-sandbox-cancel-" + cancellerNumber.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
     if (periodic) {
       thread.scheduleAtFixedRate(this::tick, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -157,9 +172,9 @@ public final class Watchdog implements AutoCloseable {
     }
   }
 
-  /** Runs off the guest threads, on the watchdog thread: where contexts are closed to cancel them. */
+  /** Where contexts are closed to cancel them: off the guest threads and off the watchdog thread. */
   public Executor canceller() {
-    return thread;
+    return cancellers;
   }
 
   /** Whether the calling thread is the watchdog's (where no embedder code may run). */
@@ -175,5 +190,6 @@ public final class Watchdog implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdown();
+    cancellers.shutdown(); // closings already handed over still run; threads idle 60 s, then end
   }
 }

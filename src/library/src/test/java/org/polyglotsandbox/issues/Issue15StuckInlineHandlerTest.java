@@ -1,0 +1,65 @@
+package org.polyglotsandbox.issues;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Outcome;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Tool;
+
+/**
+ * Issue 15, item 1: an inline tool handler that ignores interrupts held the shared watchdog thread in
+ * {@code Context.close(true)}, so an unrelated run's deadline never fired. Contexts are now closed on
+ * threads of their own; the watchdog keeps every other run's limits.
+ */
+class Issue15StuckInlineHandlerTest {
+  @Test
+  void aHandlerThatIgnoresInterrupts_delaysNoOtherRunsDeadline() throws Exception {
+    CountDownLatch inHandler = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Tool stuck = Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
+      inHandler.countDown();
+      while (true) {
+        try {
+          if (release.await(10, TimeUnit.SECONDS)) {
+            return "released";
+          }
+        } catch (InterruptedException ignored) {
+          // a handler that swallows every interrupt
+        }
+      }
+    }).build();
+    Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(1)).maxStatements(Long.MAX_VALUE)
+            .maxCpuTime(Duration.ofMinutes(5)).build()) // only the deadline may stop the loop
+        .allowTools("blk").build();
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).tool(stuck).build()) {
+      CompletableFuture<ExecutionResult> blocked = sandbox.runAsync(Language.JAVASCRIPT, "tools.blk()");
+      try {
+        assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(1500); // past the blocked run's deadline: its cancellation now waits on the handler
+
+        CompletableFuture<ExecutionResult> loop = sandbox.runAsync(Language.JAVASCRIPT, "while (true) {}");
+
+        // Its 1 s deadline; with the watchdog held, it was never stopped at all.
+        assertThat(loop).succeedsWithin(Duration.ofSeconds(8)).satisfies(r -> {
+          assertThat(r.outcome()).isEqualTo(Outcome.LIMIT_EXCEEDED);
+          assertThat(r.limit()).hasValue(Limit.WALL_TIME);
+        });
+        assertThat(blocked).isNotDone(); // still stuck in the handler: this test really held a thread
+      } finally {
+        release.countDown(); // so that a failure above does not also hang the sandbox's close
+      }
+      assertThat(blocked.get(30, TimeUnit.SECONDS).limit()).hasValue(Limit.WALL_TIME);
+    }
+  }
+}
