@@ -16,8 +16,11 @@ module org.polyglotsandbox {
 
   exports org.polyglotsandbox;
 
-  // The API finds its engine room through this service, so that it imports no engine-room class.
+  // The API finds its engine room and the escape probe through these services, so that it imports
+  // no class of either room.
   uses org.polyglotsandbox.internal.spi.SandboxCore.Factory;
   provides org.polyglotsandbox.internal.spi.SandboxCore.Factory
       with org.polyglotsandbox.internal.engine.EngineRoomProvider;
+  uses org.polyglotsandbox.internal.spi.ProbeSuite;
+  provides org.polyglotsandbox.internal.spi.ProbeSuite with org.polyglotsandbox.internal.probe.ProbeSuiteProvider;
 }

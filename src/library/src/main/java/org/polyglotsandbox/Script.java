@@ -1,6 +1,5 @@
 package org.polyglotsandbox;
 
-import org.polyglotsandbox.ExecutionResult.OutputFile;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,9 +10,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.internal.boundary.HostWriter;
-import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 
 /**
  * One guest program: its language, its text, the name it appears under in guest stack traces, input

@@ -1,6 +1,5 @@
 package org.polyglotsandbox;
 
-import org.polyglotsandbox.ExecutionResult.OutputNotes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
@@ -13,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.polyglotsandbox.ExecutionResult.OutputNotes;
 import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
 
 /**

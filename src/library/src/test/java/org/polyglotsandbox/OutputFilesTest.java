@@ -1,6 +1,5 @@
 package org.polyglotsandbox;
 
-import org.polyglotsandbox.ExecutionResult.OutputFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
@@ -21,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
 
 /**

@@ -101,6 +101,18 @@ public final class DemoTools {
     return List.copyOf(out);
   }
 
+  /**
+   * Arguments that satisfy a demo tool's parameter schema, for the escape probe's calls: {@code {key}}
+   * for {@code kv.get} and {@code lookup}, {@code {key, value}} for {@code kv.put}, none otherwise.
+   */
+  static Map<String, Object> sampleArguments(String name) {
+    return switch (name) {
+      case "kv.get", "lookup" -> Map.of("key", "audit");
+      case "kv.put" -> Map.of("key", "audit", "value", 1L);
+      default -> Map.of();
+    };
+  }
+
   private static Tool lookup(Path file) {
     Objects.requireNonNull(file, "the lookup tool needs a file");
     Map<String, Object> entries;

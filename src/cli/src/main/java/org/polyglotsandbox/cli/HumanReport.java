@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
+import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.SandboxEvent;
 
 /**

@@ -13,10 +13,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.ExecutionResult.OutputNotes;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.SandboxEvent;
 
 /**

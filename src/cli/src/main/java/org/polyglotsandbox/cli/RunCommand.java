@@ -24,10 +24,10 @@ import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code sandbox run FILE}: runs one program in a fresh sandbox and prints its value and a report.

@@ -9,14 +9,14 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import org.graalvm.polyglot.Engine;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The {@code sandbox} command line: {@code sandbox run FILE [options]}, {@code sandbox policy explain
- * [POLICY.json]} and {@code sandbox audit [POLICY.json]}. {@code bin/sandbox} builds the
+ * [POLICY.json]} and {@code sandbox probe [POLICY.json]} (alias {@code audit}). {@code bin/sandbox} builds the
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
@@ -70,7 +70,7 @@ public final class SandboxCli implements Callable<Integer> {
     cli.addSubcommand("run", new RunCommand(out));
     cli.addSubcommand("policy", new CommandLine(new PolicyCommand())
         .addSubcommand("explain", new PolicyCommand.Explain(out)));
-    cli.addSubcommand("audit", new AuditCommand(out));
+    cli.addSubcommand("probe", new ProbeCommand(out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> {

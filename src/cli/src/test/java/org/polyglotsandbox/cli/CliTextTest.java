@@ -10,8 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Operation;
 import picocli.CommandLine;
 
 /** The small parsers and encoders of the command line: durations, --mount, escaping, JSON values. */

@@ -3,14 +3,6 @@ package org.polyglotsandbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
 
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limit;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +14,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.Outcome;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
 
 /**
  * Runs every program under {@code guest-samples/} with {@code guest-samples/policy.json} and checks the

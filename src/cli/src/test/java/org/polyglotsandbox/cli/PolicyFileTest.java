@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Operation;
 
 /** The policy file parser: what it accepts, and that each rejection names the file, field and value. */
 class PolicyFileTest {

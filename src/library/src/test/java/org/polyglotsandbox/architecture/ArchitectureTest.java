@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The library's shape, stated as rules that fail when broken.
  *
  * <ul>
- *   <li>The API package ({@code org.polyglotsandbox}) reaches the engine room only through
+ *   <li>The API package ({@code org.polyglotsandbox}) reaches the engine room and the escape probe only through
  *       {@code internal.spi}, which {@code internal.engine} implements and {@link java.util.ServiceLoader}
  *       finds: every other internal class the API uses depends on nothing of the API (so no API class
  *       imports an engine-room class that imports it back).
@@ -63,7 +63,7 @@ class ArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage("org.polyglotsandbox.internal.engine..",
             "org.polyglotsandbox.internal.limits..", "org.polyglotsandbox.internal.pool..",
             "org.polyglotsandbox.internal.tools..", "org.polyglotsandbox.internal.filesystem..",
-            "org.polyglotsandbox.internal.audit..")
+            "org.polyglotsandbox.internal.audit..", "org.polyglotsandbox.internal.probe..")
         .check(library);
   }
 

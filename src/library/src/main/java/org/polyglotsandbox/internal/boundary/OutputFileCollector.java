@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import org.polyglotsandbox.SandboxEvent.OutputRejected;
 import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
+import org.polyglotsandbox.SandboxEvent.OutputRejected;
 
 /**
  * Takes the declared output files out of a run's in-memory file system, after the guest finished and

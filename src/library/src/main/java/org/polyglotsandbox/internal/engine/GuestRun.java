@@ -1,8 +1,5 @@
 package org.polyglotsandbox.internal.engine;
 
-import org.polyglotsandbox.ExecutionResult.OutputFile;
-import org.polyglotsandbox.ExecutionResult.OutputNotes;
-import org.polyglotsandbox.ExecutionResult.Usage;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +19,9 @@ import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.polyglotsandbox.ExecutionResult.OutputFile;
+import org.polyglotsandbox.ExecutionResult.OutputNotes;
+import org.polyglotsandbox.ExecutionResult.Usage;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
@@ -31,10 +31,8 @@ import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Script;
-import org.polyglotsandbox.internal.boundary.JsonSchema;
-import org.polyglotsandbox.internal.spi.ApiAccess;
-import org.polyglotsandbox.internal.spi.RunRecord;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
+import org.polyglotsandbox.internal.boundary.JsonSchema;
 import org.polyglotsandbox.internal.boundary.OutputFileCollector;
 import org.polyglotsandbox.internal.boundary.ResultSchemaCheck;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
@@ -45,6 +43,8 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.RunMeter;
 import org.polyglotsandbox.internal.limits.Watchdog;
+import org.polyglotsandbox.internal.spi.ApiAccess;
+import org.polyglotsandbox.internal.spi.RunRecord;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**

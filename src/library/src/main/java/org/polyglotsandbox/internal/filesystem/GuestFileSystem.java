@@ -30,10 +30,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.internal.EnforcementSink;
 
 /**

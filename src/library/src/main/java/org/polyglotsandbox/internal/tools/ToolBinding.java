@@ -1,8 +1,8 @@
 package org.polyglotsandbox.internal.tools;
 
-import org.polyglotsandbox.Tool;
 import java.time.Duration;
 import java.util.Objects;
+import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
 
 /**

@@ -1,21 +1,21 @@
-package org.polyglotsandbox.cli;
+package org.polyglotsandbox.internal.probe;
 
-import org.polyglotsandbox.Verdict;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.PolicyReport;
+import org.polyglotsandbox.Verdict;
 
 /**
- * One attempt of the live audit: guest code in one language that tries one operation on one target
+ * One attempt of the escape probe: guest code in one language that tries one operation on one target
  * and says what it saw, plus what the host expects to record if a layer refuses it.
  *
  * <p>A probe body is the body of a function {@code probe(audit)} (JavaScript: may return a promise)
  * that returns {@code "reachable: <evidence>"} when it performed the operation and {@code "blocked:
  * <evidence>"} when it could not; an exception it does not catch counts as blocked, with the exception
- * as evidence. {@code audit} holds the host's fixtures ({@link AuditSetup#data()}).
+ * as evidence. {@code audit} holds the host's fixtures ({@link ProbeFixtures#data}).
  *
  * @param kind how the probe runs (see {@link Kind})
  * @param target the catalogue target the probe's attempt falls under; {@link PolicyReport#entryFor}
@@ -46,7 +46,7 @@ record Probe(String id, Language language, Kind kind, Operation operation, Strin
     STATE,
     /**
      * A whole program in its own run of a sandbox with the policy's permissions and its {@link #limit}
-     * short (see {@code Audit.BombSandbox}).
+     * short (see {@link SandboxKind}).
      */
     BOMB
   }
@@ -61,11 +61,15 @@ record Probe(String id, Language language, Kind kind, Operation operation, Strin
   }
 
   static Builder js(String id, Operation operation, String target) {
-    return new Builder(id, Language.JAVASCRIPT, operation, target);
+    return of(Language.JAVASCRIPT, id, operation, target);
   }
 
   static Builder py(String id, Operation operation, String target) {
-    return new Builder(id, Language.PYTHON, operation, target);
+    return of(Language.PYTHON, id, operation, target);
+  }
+
+  static Builder of(Language language, String id, Operation operation, String target) {
+    return new Builder(id, language, operation, target);
   }
 
   /** This probe assuming {@code verdict} whatever the policy says. */

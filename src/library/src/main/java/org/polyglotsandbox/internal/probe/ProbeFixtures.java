@@ -1,4 +1,4 @@
-package org.polyglotsandbox.cli;
+package org.polyglotsandbox.internal.probe;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,21 +24,24 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Policy;
 
 /**
- * The host side of a live audit: a private temporary directory with a secret file and a secret Python
- * module guest code must not read, marker paths guest code must not create, loopback servers guest
- * code must not reach, and what the host knows about each mount (so a probe can prove it read the
- * right bytes). Everything is removed on {@link #close()}.
+ * The host side of the escape probe: a private temporary directory with a secret file and a secret
+ * Python module guest code must not read, marker paths guest code must not create, loopback servers
+ * guest code must not reach, and what the host knows about each mount (so a probe can prove it read
+ * the right bytes). Everything is removed on {@link #close()}.
+ *
+ * <p>The names guest code sees (the {@code audit} input, {@code audit secret}, {@code audit_secret_})
+ * are kept from when this was the CLI's live audit, so the probes and their evidence read as before.
  */
-final class AuditSetup implements AutoCloseable {
+final class ProbeFixtures implements AutoCloseable {
   /** A file a probe reads from a mount, and what reading it must give. */
   record Sample(String guestPath, Path hostPath, long bytes, int chars, byte[] content) {}
 
-  /** What the audit knows about one mount. */
+  /** What the probe knows about one mount. */
   record MountInfo(Mount mount, boolean directory, Sample sample) {
     boolean allows(Operation op) {
       return mount.operations().contains(op);
@@ -56,7 +59,7 @@ final class AuditSetup implements AutoCloseable {
   private final Map<String, Path> markers = new ConcurrentHashMap<>();
   private final Map<String, Server> servers = new ConcurrentHashMap<>();
 
-  private AuditSetup(Policy policy, Path dir, List<MountInfo> mounts) throws IOException {
+  private ProbeFixtures(Policy policy, Path dir, List<MountInfo> mounts) throws IOException {
     this.policy = policy;
     this.dir = dir;
     this.mounts = mounts;
@@ -64,13 +67,18 @@ final class AuditSetup implements AutoCloseable {
     Files.writeString(dir.resolve(secretModule + ".py"), "NONCE = '" + nonce + "'\n");
   }
 
-  /** Creates the fixtures for auditing {@code policy}. */
-  static AuditSetup create(Policy policy) {
+  /**
+   * Creates the fixtures for probing {@code policy}.
+   *
+   * @throws IllegalStateException if the temporary directory or a mount's sample cannot be prepared
+   */
+  static ProbeFixtures create(Policy policy) {
     Path dir;
     try {
-      dir = Files.createTempDirectory("sandbox-audit-");
+      dir = Files.createTempDirectory("sandbox-probe-");
     } catch (IOException e) {
-      throw new StartException("the audit could not create its temporary directory: " + e.getMessage(), e);
+      throw new IllegalStateException("the escape probe could not create its temporary directory: "
+          + e.getMessage(), e);
     }
     try {
       List<MountInfo> mounts = new ArrayList<>();
@@ -78,10 +86,10 @@ final class AuditSetup implements AutoCloseable {
         boolean directory = m.hostPath().map(Files::isDirectory).orElse(true);
         mounts.add(new MountInfo(m, directory, sample(m, directory)));
       }
-      return new AuditSetup(policy, dir, List.copyOf(mounts));
+      return new ProbeFixtures(policy, dir, List.copyOf(mounts));
     } catch (IOException | UncheckedIOException e) {
       deleteTree(dir);
-      throw new StartException("the audit could not prepare its fixtures: " + e.getMessage(), e);
+      throw new IllegalStateException("the escape probe could not prepare its fixtures: " + e.getMessage(), e);
     }
   }
 
@@ -151,7 +159,7 @@ final class AuditSetup implements AutoCloseable {
     }
   }
 
-  /** Evidence that a mount's host file differs from what it held when the audit started, or null. */
+  /** Evidence that a mount's host file differs from what it held when the probe started, or null. */
   static String hostFileChanged(Sample sample) {
     try {
       return Arrays.equals(Files.readAllBytes(sample.hostPath()), sample.content()) ? null
@@ -161,7 +169,7 @@ final class AuditSetup implements AutoCloseable {
     }
   }
 
-  /** Evidence that anything but the audit's own files appeared in its directory, or null. */
+  /** Evidence that anything but the probe's own files appeared in its directory, or null. */
   String strayFiles() {
     try (Stream<Path> files = Files.list(dir)) {
       List<String> stray = files.map(p -> p.getFileName().toString())
@@ -200,7 +208,7 @@ final class AuditSetup implements AutoCloseable {
     d.put("writableDir", w == null ? null : w.mount().guestPath());
     d.put("tools", List.copyOf(policy.tools()));
     d.put("toolArgs", toolArguments);
-    d.put("bombResultNodes", (long) Audit.BombSandbox.COUNTS.limits(policy.limits()).maxResultNodes());
+    d.put("bombResultNodes", (long) SandboxKind.COUNTS.limits(policy.limits()).maxResultNodes());
     Map<String, Object> markerPaths = new LinkedHashMap<>();
     markers.forEach((id, p) -> markerPaths.put(id, p.toString()));
     d.put("markers", markerPaths);
@@ -223,7 +231,7 @@ final class AuditSetup implements AutoCloseable {
       }
     } catch (IOException e) {
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
-          "the audit could not remove its temporary directory " + dir + ": " + e.getMessage());
+          "the escape probe could not remove its temporary directory " + dir + ": " + e.getMessage());
     }
   }
 
@@ -233,7 +241,7 @@ final class AuditSetup implements AutoCloseable {
       try {
         ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Server server = new Server(s, new AtomicInteger());
-        Thread.ofPlatform().daemon().name("sandbox-audit-listener").start(() -> {
+        Thread.ofPlatform().daemon().name("sandbox-probe-listener").start(() -> {
           while (!s.isClosed()) {
             try (Socket ignored = s.accept()) {
               server.accepted.incrementAndGet();
