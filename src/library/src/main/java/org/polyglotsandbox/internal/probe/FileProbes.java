@@ -126,13 +126,8 @@ final class FileProbes {
   /** The mounts whose sample's host file lies outside every mount: reading it on the host side must fail. */
   private static List<MountInfo> hostSidesOfMounts(ProbeBattery b) {
     return b.fixtures().mounts.stream().filter(m -> m.sample() != null
-        && !insideAMount(m.sample().hostPath().toString(), b)).toList();
-  }
-
-  /** Whether a path, read as a guest path, lies in a mount (a host file mounted at its own path is the mount). */
-  private static boolean insideAMount(String path, ProbeBattery b) {
-    return b.policy().mounts().stream()
-        .anyMatch(m -> path.equals(m.guestPath()) || path.startsWith(m.guestPath() + "/"));
+        // Read as a guest path, a host file mounted at its own path is inside the mount.
+        && b.policy().mountFor(m.sample().hostPath().toString()).isEmpty()).toList();
   }
 
   // ---- guest code: JavaScript
