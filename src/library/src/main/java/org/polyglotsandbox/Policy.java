@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
 public final class Policy {
   private final Set<Language> languages;
   private final List<Mount> mounts;
+  private final Set<String> directoriesLeadingToMounts;
   private final Limits limits;
   private final String workingDirectory;
   private final Set<String> tools;
@@ -35,6 +36,15 @@ public final class Policy {
     this.limits = b.limits;
     this.workingDirectory = b.workingDirectory;
     this.tools = Collections.unmodifiableSet(new LinkedHashSet<>(b.tools));
+    Set<String> onTheWay = new LinkedHashSet<>();
+    onTheWay.add("/");
+    for (Mount m : mounts) {
+      String g = m.guestPath();
+      for (int i = g.indexOf('/', 1); i > 0; i = g.indexOf('/', i + 1)) {
+        onTheWay.add(g.substring(0, i));
+      }
+    }
+    this.directoriesLeadingToMounts = Collections.unmodifiableSet(onTheWay);
   }
 
   /** A builder with nothing allowed and the default {@link Limits}. */
@@ -76,6 +86,15 @@ public final class Policy {
    */
   public Optional<Mount> mountFor(String guestPath) {
     return mountFor(mounts, guestPath);
+  }
+
+  /**
+   * The guest directories on the way to a mount, which guest code may list (they show only the entries
+   * that lead on to a mount): {@code /} and every directory above a mount's guest path, such as
+   * {@code /data} for a mount at {@code /data/sales.csv}. In the order of the mounts, {@code /} first.
+   */
+  public Set<String> directoriesLeadingToMounts() {
+    return directoriesLeadingToMounts;
   }
 
   private static Optional<Mount> mountFor(List<Mount> mounts, String guestPath) {

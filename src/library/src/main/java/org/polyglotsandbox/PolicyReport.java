@@ -4,11 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.polyglotsandbox.internal.text.Durations;
 
 /**
@@ -266,15 +264,7 @@ public final class PolicyReport {
   }
 
   private static void files(Policy p, boolean javascript, List<Entry> out) {
-    Set<String> onTheWay = new LinkedHashSet<>();
-    onTheWay.add("/");
-    for (Mount m : p.mounts()) {
-      String g = m.guestPath();
-      for (int i = g.indexOf('/', 1); i > 0; i = g.indexOf('/', i + 1)) {
-        onTheWay.add(g.substring(0, i));
-      }
-    }
-    for (String dir : onTheWay) {
+    for (String dir : p.directoriesLeadingToMounts()) {
       out.add(allowed(Operation.FILE_LIST, dir, VFS, p.mounts().isEmpty()
           ? "empty: the policy mounts nothing" : "shows only the mounted entries below it"));
     }

@@ -68,6 +68,15 @@ class PolicyTest {
   }
 
   @Test
+  void directoriesLeadingToMounts_areTheRootAndEveryDirectoryAboveAMount() {
+    Policy p = Policy.builder().allowLanguages(Language.PYTHON).mount(Mount.scratch("/out/run/a"))
+        .mount(Mount.scratch("/data")).mount(Mount.scratch("/out/logs")).build();
+    assertThat(p.directoriesLeadingToMounts()).containsExactly("/", "/out", "/out/run");
+    assertThat(Policy.computeOnly(Language.PYTHON).directoriesLeadingToMounts()).containsExactly("/");
+    assertThat(p.directoriesLeadingToMounts()).doesNotContain("/data", "/out/run/a", "/ou");
+  }
+
+  @Test
   void mountFor_isTheOneMountAPathLiesIn() {
     Mount data = Mount.scratch("/data");
     Mount database = Mount.scratch("/database");

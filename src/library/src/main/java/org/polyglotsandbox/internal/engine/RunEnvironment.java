@@ -64,8 +64,7 @@ final class RunEnvironment implements AutoCloseable {
   static RunEnvironment create(Engine engine, Policy policy, Language language, InterpreterFiles interpreterFiles,
       ToolRegistry tools, RunGuard guard, BoundedOutput output) {
     Limits limits = policy.limits();
-    GuestFileSystem fs = GuestFileSystem.empty(policy.mounts(), policy.workingDirectory(), guard,
-        limits.maxFileBytes(), limits.maxFiles());
+    GuestFileSystem fs = GuestFileSystem.empty(policy, guard);
     ResourceLimits statementLimit = Watchdog.statementLimit(limits.maxStatements(), guard);
     Context context;
     try {

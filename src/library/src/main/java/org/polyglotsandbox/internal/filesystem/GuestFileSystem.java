@@ -34,6 +34,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.EnforcementSink;
 
 /**
@@ -58,6 +59,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private static final int S_IFLNK = 0120000;
 
   private final java.nio.file.FileSystem memory;
+  private final Policy policy;
   private final List<Mount> mounts;
   private final EnforcementSink denials;
   private final long maxBytes;
@@ -65,10 +67,11 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private final AtomicLong entries;
   private volatile Path workingDirectory;
 
-  private GuestFileSystem(java.nio.file.FileSystem memory, List<Mount> mounts, EnforcementSink denials, String cwd,
+  private GuestFileSystem(java.nio.file.FileSystem memory, Policy policy, EnforcementSink denials, String cwd,
       long maxBytes, int maxFiles, long entries) {
     this.memory = memory;
-    this.mounts = mounts;
+    this.policy = policy;
+    this.mounts = policy.mounts();
     this.denials = denials;
     this.workingDirectory = Path.of(cwd);
     this.maxBytes = maxBytes;
@@ -80,8 +83,9 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
    * Creates the file system for one run, empty: {@link #copyMountsIn()} must run before guest code, so
    * that a context prepared in advance still sees the mounts as they are when its run starts.
    */
-  public static GuestFileSystem empty(List<Mount> mounts, String workingDirectory, EnforcementSink sink,
-      long maxBytes, int maxFiles) {
+  public static GuestFileSystem empty(Policy policy, EnforcementSink sink) {
+    long maxBytes = policy.limits().maxFileBytes();
+    int maxFiles = policy.limits().maxFiles();
     java.nio.file.FileSystem memory = Jimfs.newFileSystem(Configuration.unix().toBuilder()
         .setAttributeViews("basic", "owner", "posix", "unix")
         .setWorkingDirectory("/")
@@ -89,7 +93,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
         .setMaxSize(Math.max(BLOCK_SIZE, maxBytes / BLOCK_SIZE * BLOCK_SIZE))
         .setMaxCacheSize(0)
         .build());
-    return new GuestFileSystem(memory, mounts, sink, workingDirectory, maxBytes, maxFiles, 0);
+    return new GuestFileSystem(memory, policy, sink, policy.workingDirectory(), maxBytes, maxFiles, 0);
   }
 
   /**
@@ -185,24 +189,11 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   private Mount mountOf(String guestPath) {
-    for (Mount m : mounts) {
-      if (m.contains(guestPath)) {
-        return m;
-      }
-    }
-    return null;
+    return policy.mountFor(guestPath).orElse(null);
   }
 
   private boolean isOnTheWayToAMount(String guestPath) {
-    if (guestPath.equals("/")) {
-      return true;
-    }
-    for (Mount m : mounts) {
-      if (m.guestPath().startsWith(guestPath + "/")) {
-        return true;
-      }
-    }
-    return false;
+    return policy.directoriesLeadingToMounts().contains(guestPath);
   }
 
   /** The Jimfs path for {@code path} if {@code op} is allowed there; otherwise reports and throws. */
