@@ -88,6 +88,22 @@ class ValueCopyTest {
     Script bad = Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("cfg", Map.of("when", new Object())));
     assertThatThrownBy(() -> sandbox.run(bad))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("input cfg.when is a Object");
+    Number odd = new Number() {
+      private static final long serialVersionUID = 1L;
+
+      @Override public int intValue() { return 1; }
+      @Override public long longValue() { return 1; }
+      @Override public float floatValue() { return 1; }
+      @Override public double doubleValue() { return 1; }
+    };
+    assertThatThrownBy(() -> sandbox.run(Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("v", List.of(odd)))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("input v[0] is a Number subclass; only null, booleans, numbers, strings");
+    // Regression (issue 15, item 8): it reached the guest as Infinity, although NaN and infinities are refused.
+    assertThatThrownBy(() -> sandbox.run(Script.of(Language.JAVASCRIPT, "1")
+        .withInputs(Map.of("v", new java.math.BigDecimal("1e400")))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("input v is 1E+400, beyond the range of a double: a guest would read it as Infinity");
     assertThatThrownBy(() -> Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("not an id", 1)))
         .hasMessageContaining("'not an id'");
     for (String reserved : List.of("tools", "readText")) {

@@ -220,6 +220,10 @@ public final class PlainData {
     } else if (v instanceof BigInteger i) {
       out.writeNumber(i);
     } else if (v instanceof BigDecimal d) {
+      if (Double.isInfinite(d.doubleValue())) {
+        // Both guests' JSON parsers would read it as an infinity, which JSON cannot carry either.
+        throw fail("is " + d + ", beyond the range of a double: a guest would read it as Infinity");
+      }
       out.writeNumber(d);
     } else if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
@@ -255,8 +259,17 @@ public final class PlainData {
       out.writeEndArray();
     } else {
       // Host objects, arrays, records, Optionals, streams: never handed to a guest, never described.
-      throw fail("is a " + v.getClass().getSimpleName() + "; only " + KINDS + " are plain data");
+      throw fail("is a " + typeName(v.getClass()) + "; only " + KINDS + " are plain data");
     }
+  }
+
+  /** The simple name, or for an anonymous or local class the name of what it extends, such as {@code Number}. */
+  private static String typeName(Class<?> c) {
+    Class<?> named = c;
+    while (named.getSimpleName().isEmpty() && named.getSuperclass() != null) {
+      named = named.getSuperclass();
+    }
+    return named.getSimpleName() + (named == c ? "" : " subclass");
   }
 
   private NotPlainDataException fail(String problem) {
