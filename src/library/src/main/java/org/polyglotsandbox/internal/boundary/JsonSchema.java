@@ -114,7 +114,7 @@ public final class JsonSchema {
     List<Violation> out = new ArrayList<>();
     for (Error e : errors) {
       if (e.getError() != null) {
-        out.add(new Violation(jsonPath(e.getInstanceLocation(), instance), e.getError()));
+        out.add(new Violation(jsonPath(e.getInstanceLocation(), instance), message(e)));
       }
     }
     return out;
@@ -132,6 +132,16 @@ public final class JsonSchema {
       out.add(v.toString());
     }
     return out;
+  }
+
+  /** The validator's message, with its one cryptic wording (a {@code false} subschema) said plainly. */
+  private static String message(Error e) {
+    if (!"False schema always fails".equals(e.getError())) {
+      return e.getError();
+    }
+    String at = String.valueOf(e.getEvaluationPath());
+    return at.endsWith("/additionalProperties") || at.endsWith("/unevaluatedProperties")
+        ? "is not a property the schema allows" : "the schema allows no value here";
   }
 
   private static List<String> describe(List<Error> errors, Object tree, boolean schemaPaths) {

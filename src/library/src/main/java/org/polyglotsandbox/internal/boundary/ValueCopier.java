@@ -106,7 +106,17 @@ public final class ValueCopier {
       }
       throw reject(Reason.UNREADABLE, "reading it raised "
           + TextSanitizer.oneLine(TextSanitizer.withoutHostNames(e.getMessage()), MESSAGE_SHOWN), "could not be read");
+    } catch (UnsupportedOperationException | ArrayIndexOutOfBoundsException | ClassCastException e) {
+      // A value that answered one way, then another (an array that shrank while it was read, a sequence
+      // whose length its items deny): the polyglot API says so with a host exception, whose text names
+      // host types. It never reaches the guest: the value is refused, naming where it changed.
+      throw changed();
     }
+  }
+
+  private ValueRejectedException changed() {
+    String path = PlainData.path(segments, segments.size());
+    return reject(Reason.UNREADABLE, "it changed while it was read", "changed while they were read (at " + path + ")");
   }
 
   private GuestMeasure measure(Value v) {
@@ -326,7 +336,11 @@ public final class ValueCopier {
         throw tooMany();
       }
       segments.add(key);
-      Object value = copy(v.getMember(key), depth + 1);
+      Value member = v.getMember(key);
+      if (member == null) {
+        throw changed(); // it listed the key, then did not have it
+      }
+      Object value = copy(member, depth + 1);
       segments.remove(segments.size() - 1);
       put(out, key, value);
     }
