@@ -18,6 +18,12 @@ public enum Outcome {
    * {@code null}. The command line exits with status 4.
    */
   OUTPUT_REJECTED,
+  /**
+   * The host ended the run before the guest did: the sandbox was closed, the run's future was
+   * cancelled, or the thread that called {@link PolyglotSandbox#run} was interrupted. Nothing the guest
+   * did; the events it caused so far are kept. The command line exits with status 6.
+   */
+  CANCELLED,
   /** The sandbox itself failed; the message says so without host detail, and the host log has it. */
   INTERNAL_ERROR
 }

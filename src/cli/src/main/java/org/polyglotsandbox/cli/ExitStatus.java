@@ -15,7 +15,9 @@ enum ExitStatus {
   /** The program finished, but the output boundary rejected its result or an output file. */
   OUTPUT_REJECTED(4),
   /** The sandbox itself failed (a bug, or a broken installation). */
-  INTERNAL_ERROR(5);
+  INTERNAL_ERROR(5),
+  /** The run was cancelled by the host (the command was interrupted). */
+  CANCELLED(6);
 
   private final int code;
 
@@ -34,6 +36,7 @@ enum ExitStatus {
       case GUEST_ERROR, SYNTAX_ERROR -> GUEST_ERROR;
       case LIMIT_EXCEEDED -> LIMIT_EXCEEDED;
       case OUTPUT_REJECTED -> OUTPUT_REJECTED;
+      case CANCELLED -> CANCELLED;
       case INTERNAL_ERROR -> INTERNAL_ERROR;
     };
   }

@@ -44,6 +44,7 @@ final class HumanReport {
         case SYNTAX_ERROR -> "syntax error: ";
         case LIMIT_EXCEEDED -> "stopped: ";
         case OUTPUT_REJECTED -> "rejected: ";
+        case CANCELLED -> "cancelled: ";
         case INTERNAL_ERROR -> "internal error: ";
         default -> "guest error: ";
       };

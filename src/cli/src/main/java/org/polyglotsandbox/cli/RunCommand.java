@@ -51,7 +51,8 @@ import picocli.CommandLine;
         " 2:bad usage, missing file or bad policy",
         " 3:a limit was exceeded",
         " 4:the output boundary rejected the result or an output file",
-        " 5:internal error in the sandbox"},
+        " 5:internal error in the sandbox",
+        " 6:the run was cancelled (the command was interrupted)"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
 final class RunCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE",

@@ -20,7 +20,7 @@ import picocli.CommandLine;
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
- * was exceeded, 4 the output boundary rejected the result or an output file, 5 internal error. Diagnostics go to
+ * was exceeded, 4 the output boundary rejected the result or an output file, 5 internal error, 6 cancelled. Diagnostics go to
  * stderr; with {@code --json} stdout holds exactly one JSON object whenever the program ran.
  */
 @Command(name = "sandbox",

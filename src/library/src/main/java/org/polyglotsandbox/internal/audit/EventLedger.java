@@ -122,8 +122,9 @@ public final class EventLedger {
     try {
       locked = delivery.tryLock(FINISH_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
+      // The caller was interrupted (its run is cancelled): deliver if nobody is delivering, never wait.
       Thread.currentThread().interrupt();
-      locked = false;
+      locked = delivery.tryLock();
     }
     if (!locked) {
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,

@@ -72,9 +72,14 @@ public final class ErrorClassifier {
       return new Verdict(Outcome.INTERNAL_ERROR, null, "internal error in the sandbox", List.of(), null, null);
     }
     if (e.isCancelled()) {
-      return new Verdict(Outcome.INTERNAL_ERROR, null, "run cancelled by the host", List.of(), null, null);
+      return cancelled("run cancelled by the host");
     }
     return new Verdict(Outcome.GUEST_ERROR, null, TextSanitizer.withoutHostNames(e.getMessage()), guestFrames(e), null, null);
+  }
+
+  /** The run was ended by the host (close, a cancelled future, an interrupted caller), not by the guest. */
+  static Verdict cancelled(String message) {
+    return new Verdict(Outcome.CANCELLED, null, message, List.of(), null, null);
   }
 
   /** Recognises GraalVM's own refusals that surface as host exceptions instead of guest errors. */

@@ -132,8 +132,7 @@ final class GuestRun {
     } catch (InterruptedException e) {
       guard.cancel();
       Thread.currentThread().interrupt();
-      finish(new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
-          "run cancelled: the host thread was interrupted", List.of(), null, null)));
+      finish(new Raw(null, ErrorClassifier.cancelled("run cancelled: the host thread was interrupted")));
       return result.join();
     } catch (ExecutionException e) {
       throw new IllegalStateException("sandbox run failed", e.getCause());
@@ -213,6 +212,9 @@ final class GuestRun {
         if (guard.tripped() != null) {
           return new Raw(null, null);
         }
+        if (guard.isCancelled()) {
+          return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
+        }
         LOG.log(System.Logger.Level.ERROR, "could not create a context", e);
         return new Raw(null, internalError());
       }
@@ -284,6 +286,9 @@ final class GuestRun {
       if (guard.tripped() != null) {
         return new Raw(null, null);
       }
+      if (guard.isCancelled()) {
+        return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
+      }
       ErrorClassifier.Verdict v = ErrorClassifier.classify(e);
       if (v.limit() != null) {
         guard.trip(v.limit(), v.message(), Layer.CONTEXT_PERMISSIONS, false);
@@ -300,6 +305,9 @@ final class GuestRun {
       // The context was closed under the guest by a limit or the host.
       if (guard.tripped() != null) {
         return new Raw(null, null);
+      }
+      if (guard.isCancelled()) {
+        return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
       }
       LOG.log(System.Logger.Level.ERROR, "sandbox run failed", e);
       return new Raw(null, internalError());
