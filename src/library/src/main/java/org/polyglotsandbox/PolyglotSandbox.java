@@ -45,8 +45,17 @@ import org.polyglotsandbox.internal.spi.SandboxCore;
  * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
  */
 public final class PolyglotSandbox implements AutoCloseable {
-  /** Inputs are host data: bounded only in depth, so a cyclic structure fails instead of overflowing. */
-  private static final PlainData.Format INPUTS = PlainData.Format.strict(64, Integer.MAX_VALUE);
+  /** At most this many values in one input; larger data belongs in a file. */
+  static final int MAX_INPUT_VALUES = 1_000_000;
+  /** At most this many characters of strings and keys in one input. */
+  static final long MAX_INPUT_CHARS = 64L << 20;
+  /**
+   * Inputs are host data, checked while they are encoded: a cyclic structure fails at the depth bound
+   * instead of overflowing, and a structure that shares itself (a list holding itself twice, 25 levels
+   * deep) at the value bound instead of filling the heap.
+   */
+  private static final PlainData.Format INPUTS = PlainData.Format.strict(64, MAX_INPUT_VALUES)
+      .withMaxChars(MAX_INPUT_CHARS);
   private final Policy policy;
   private final List<Tool> tools;
   private final SandboxCore core;
@@ -163,7 +172,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       try {
         inputs.put(name, PlainData.toJson(value, INPUTS));
       } catch (NotPlainDataException e) {
-        throw new IllegalArgumentException("input " + name + e.path().substring(1) + " " + e.problem());
+        throw new IllegalArgumentException("input " + name + e.path().substring(1) + " " + e.problem()
+            + (e.problem().startsWith("holds more than") ? " (each input may hold " + MAX_INPUT_VALUES + " values and "
+                + MAX_INPUT_CHARS + " characters of text; pass larger data as a file)" : ""));
       }
     });
     return inputs;

@@ -33,11 +33,20 @@ import java.util.regex.Pattern;
  * {@link Map}.
  */
 public final class PlainData {
-  /** How a value is written: its bounds, what happens to NaN and the infinities, extra escapes. */
-  public record Format(int maxDepth, int maxValues, boolean nonFiniteAsString, CharacterEscapes escapes) {
-    /** Strict: NaN and the infinities are refused, standard escapes. */
+  /**
+   * How a value is written: its bounds (nesting, values, characters of strings and keys), what happens
+   * to NaN and the infinities, extra escapes.
+   */
+  public record Format(int maxDepth, int maxValues, long maxChars, boolean nonFiniteAsString,
+      CharacterEscapes escapes) {
+    /** Strict: NaN and the infinities are refused, standard escapes, no bound on characters. */
     public static Format strict(int maxDepth, int maxValues) {
-      return new Format(maxDepth, maxValues, false, null);
+      return new Format(maxDepth, maxValues, Long.MAX_VALUE, false, null);
+    }
+
+    /** With at most {@code chars} characters in all of its strings and keys together. */
+    public Format withMaxChars(long chars) {
+      return new Format(maxDepth, maxValues, chars, nonFiniteAsString, escapes);
     }
 
     /**
@@ -52,12 +61,12 @@ public final class PlainData {
 
     /** NaN and the infinities written as the strings "NaN", "Infinity", "-Infinity". */
     public Format withNonFiniteAsStrings() {
-      return new Format(maxDepth, maxValues, true, escapes);
+      return new Format(maxDepth, maxValues, maxChars, true, escapes);
     }
 
     /** With {@code escapes} applied to every string. */
     public Format withEscapes(CharacterEscapes e) {
-      return new Format(maxDepth, maxValues, nonFiniteAsString, e);
+      return new Format(maxDepth, maxValues, maxChars, nonFiniteAsString, e);
     }
   }
 
@@ -76,6 +85,7 @@ public final class PlainData {
   private final JsonGenerator out;
   private final List<Object> path = new ArrayList<>();
   private int values;
+  private long chars;
 
   private PlainData(Format format, JsonGenerator out) {
     this.format = format;
@@ -205,11 +215,12 @@ public final class PlainData {
 
   private void write(Object v, int depth) throws IOException {
     if (++values > format.maxValues()) {
-      throw fail("holds more than " + format.maxValues() + " values");
+      throw new NotPlainDataException("$", "holds more than " + format.maxValues() + " values"); // the whole value
     }
     if (v == null) {
       out.writeNull();
     } else if (v instanceof CharSequence s) {
+      count(s.length());
       out.writeString(s.toString());
     } else if (v instanceof Character c) {
       out.writeString(c.toString());
@@ -242,6 +253,7 @@ public final class PlainData {
         if (!(e.getKey() instanceof String key)) {
           throw fail("is a map with a key that is not a string");
         }
+        count(key.length());
         out.writeFieldName(key);
         path.add(key);
         write(e.getValue(), depth + 1);
@@ -270,6 +282,13 @@ public final class PlainData {
       named = named.getSuperclass();
     }
     return named.getSimpleName() + (named == c ? "" : " subclass");
+  }
+
+  private void count(int length) {
+    chars += length;
+    if (chars > format.maxChars()) {
+      throw new NotPlainDataException("$", "holds more than " + format.maxChars() + " characters of text");
+    }
   }
 
   private NotPlainDataException fail(String problem) {
