@@ -1,6 +1,8 @@
 package org.polyglotsandbox;
 
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -325,6 +327,41 @@ public final class PolyglotSandbox implements AutoCloseable {
       return this;
     }
 
+    /**
+     * A mount's host path must exist and be readable, and must not be the host's root directory (a
+     * link to {@code /} included: every run would copy the host's {@code /proc} and {@code /sys}). One
+     * that exposes a system or home directory is allowed, with a warning in the log.
+     */
+    private static void checkHostPath(Mount m, Path p) {
+      if (!Files.exists(p)) {
+        throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " does not exist");
+      }
+      Path real;
+      try {
+        real = p.toRealPath();
+      } catch (IOException e) {
+        throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " cannot be resolved ("
+            + e.getMessage() + ")");
+      }
+      if (real.getParent() == null) {
+        throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p
+            + (real.equals(p) ? "" : " (" + real + ")") + " is the host's root directory; mount the files the"
+            + " guest needs, not the whole host");
+      }
+      if (!Files.isReadable(real)) {
+        throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " cannot be read");
+      }
+      String home = System.getProperty("user.home", "");
+      for (String system : List.of("/etc", "/proc", "/sys", "/dev", "/boot", "/root", "/var", "/home", home)) {
+        if (!system.isEmpty() && (real.equals(Path.of(system)) || Path.of(system).startsWith(real)
+            || real.startsWith("/proc") || real.startsWith("/sys"))) {
+          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "mount " + m.guestPath()
+              + " exposes the host directory " + real + " (or one that holds " + system + ") to guest code");
+          break;
+        }
+      }
+    }
+
     /** Registers each tool, as {@link #tool(Tool)}. */
     public Builder tools(Collection<Tool> tools) {
       Objects.requireNonNull(tools, "tools").forEach(this::tool);
@@ -335,19 +372,16 @@ public final class PolyglotSandbox implements AutoCloseable {
      * Creates the engine and warms up each allowed language (the first Python context in a JVM takes
      * seconds).
      *
-     * @throws IllegalStateException if no policy was set, a mount's host path does not exist, or the
-     *     policy allows a tool that was not registered
+     * @throws IllegalStateException if no policy was set, a mount's host path does not exist, cannot be
+     *     read or is the host's root directory (a link to it included), or the policy allows a tool that
+     *     was not registered
      */
     public PolyglotSandbox build() {
       if (policy == null) {
         throw new IllegalStateException("no policy set: call policy(...) before build()");
       }
       for (Mount m : policy.mounts()) {
-        m.hostPath().ifPresent(p -> {
-          if (!Files.exists(p)) {
-            throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " does not exist");
-          }
-        });
+        m.hostPath().ifPresent(p -> checkHostPath(m, p));
       }
       List<Tool> allowed = new ArrayList<>();
       for (String name : policy.tools()) {

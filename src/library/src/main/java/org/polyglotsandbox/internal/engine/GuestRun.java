@@ -27,6 +27,7 @@ import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.SandboxEvent;
@@ -224,7 +225,10 @@ final class GuestRun {
       env.mountFiles();
     } catch (UncheckedIOException e) {
       LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
-      String what = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : "a mount";
+      // A mount's guest path (GuestFileSystem.copyMountsIn names it), never a host one.
+      String file = e.getCause() instanceof java.nio.file.FileSystemException fse ? fse.getFile() : null;
+      String what = policy.mounts().stream().map(Mount::guestPath).filter(g -> g.equals(file)).findFirst()
+          .orElse("a mount");
       return new Raw(null, new ErrorClassifier.Verdict(Outcome.INTERNAL_ERROR, null,
           "mount " + what + " could not be prepared (missing, unreadable, or larger than the file limits)",
           List.of(), null, null));

@@ -105,7 +105,14 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   public void copyMountsIn() {
     try {
       for (Mount m : mounts) {
-        MountCopier.copyIn(m, memory.getPath(m.guestPath()));
+        try {
+          MountCopier.copyIn(m, memory.getPath(m.guestPath()));
+        } catch (IOException e) {
+          // The host's own paths stay in the host's log; the run's result names the mount's guest path.
+          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+              "mount " + m.guestPath() + " could not be copied in", e);
+          throw new java.nio.file.FileSystemException(m.guestPath(), null, "could not be copied in");
+        }
       }
       long count;
       try (Stream<Path> all = Files.walk(memory.getPath("/"))) {
