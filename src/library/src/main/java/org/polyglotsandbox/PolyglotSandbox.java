@@ -194,11 +194,14 @@ public final class PolyglotSandbox implements AutoCloseable {
 
   /** Builds a {@link PolyglotSandbox}. */
   public static final class Builder {
+    /** The most runs {@link #maxConcurrentRuns} allows at once. */
+    public static final int MAX_CONCURRENT_RUNS = 1024;
+
     private Policy policy;
     private double heapThreshold = 0.85;
     private final Map<String, Tool> tools = new LinkedHashMap<>();
     private int warmContexts;
-    private int maxConcurrentRuns = 4 * Runtime.getRuntime().availableProcessors();
+    private int maxConcurrentRuns = Math.min(MAX_CONCURRENT_RUNS, 4 * Runtime.getRuntime().availableProcessors());
     private int maxWaitingRuns = 64;
     private Duration warmUp = Duration.ZERO;
     private Consumer<? super AuditEvent> auditListener;
@@ -227,13 +230,15 @@ public final class PolyglotSandbox implements AutoCloseable {
 
     /**
      * How many runs may execute at once; more wait for a turn, up to {@link #maxWaitingRuns}. Default four
-     * per available processor.
+     * per available processor (at most {@value #MAX_CONCURRENT_RUNS}). Each running guest holds a platform thread with the policy's stack size
+     * (8 MiB by default), so the bound is {@value #MAX_CONCURRENT_RUNS}.
      *
-     * @throws IllegalArgumentException if {@code runs} is not positive
+     * @throws IllegalArgumentException if {@code runs} is not in [1, {@value #MAX_CONCURRENT_RUNS}]
      */
     public Builder maxConcurrentRuns(int runs) {
-      if (runs < 1) {
-        throw new IllegalArgumentException("maxConcurrentRuns (" + runs + ") must be at least 1");
+      if (runs < 1 || runs > MAX_CONCURRENT_RUNS) {
+        throw new IllegalArgumentException("maxConcurrentRuns (" + runs + ") must be in [1, " + MAX_CONCURRENT_RUNS
+            + "]");
       }
       this.maxConcurrentRuns = runs;
       return this;

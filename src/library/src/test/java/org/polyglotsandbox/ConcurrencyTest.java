@@ -46,6 +46,15 @@ class ConcurrencyTest {
   private static final Script QUICK = Script.of(Language.JAVASCRIPT, "6 * 7");
 
   @Test
+  void maxConcurrentRuns_isBounded_becauseEachRunHoldsAPlatformThread() {
+    assertThatThrownBy(() -> PolyglotSandbox.builder().maxConcurrentRuns(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("maxConcurrentRuns (0) must be in [1, 1024]");
+    assertThatThrownBy(() -> PolyglotSandbox.builder().maxConcurrentRuns(1025))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("maxConcurrentRuns (1025) must be in [1, 1024]");
+    assertThat(PolyglotSandbox.builder().maxConcurrentRuns(1024)).isNotNull();
+  }
+
+  @Test
   void pastTheRunningAndWaitingBounds_aRunIsRefusedAtOnce() throws Exception {
     try (PolyglotSandbox sandbox = blockingSandbox(1, 1)) {
       CompletableFuture<ExecutionResult> running = sandbox.runAsync(BLOCKS);
