@@ -356,14 +356,17 @@ public final class PolyglotSandbox implements AutoCloseable {
       if (!Files.isReadable(real)) {
         throw new IllegalStateException("mount " + m.guestPath() + ": host path " + p + " cannot be read");
       }
+      String exposed = real.startsWith("/proc") || real.startsWith("/sys") ? real.toString() : null;
       String home = System.getProperty("user.home", "");
+      // The mount is a system or home directory, or a directory that holds one.
       for (String system : List.of("/etc", "/proc", "/sys", "/dev", "/boot", "/root", "/var", "/home", home)) {
-        if (!system.isEmpty() && (real.equals(Path.of(system)) || Path.of(system).startsWith(real)
-            || real.startsWith("/proc") || real.startsWith("/sys"))) {
-          System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "mount " + m.guestPath()
-              + " exposes the host directory " + real + " (or one that holds " + system + ") to guest code");
-          break;
+        if (exposed == null && !system.isEmpty() && Path.of(system).startsWith(real)) {
+          exposed = system;
         }
+      }
+      if (exposed != null) {
+        System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "mount " + m.guestPath()
+            + " exposes the host's " + exposed + " to guest code (host path " + real + ")");
       }
     }
 

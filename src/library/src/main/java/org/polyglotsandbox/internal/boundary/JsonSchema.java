@@ -75,7 +75,7 @@ public final class JsonSchema {
       return schema;
     } catch (InvalidSchemaException e) {
       throw new IllegalArgumentException(what + " is not a valid JSON Schema: "
-          + String.join("; ", describe(e.getErrors(), tree, true)));
+          + String.join("; ", shown(violations(e.getErrors(), tree))));
     } catch (JsonSchemaException | IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(what + " cannot be compiled: " + e.getMessage(), e);
     }
@@ -111,6 +111,16 @@ public final class JsonSchema {
     } catch (JsonSchemaException | ClassCastException e) {
       return List.of(new Violation("$", "the schema cannot be applied: " + e.getMessage()));
     }
+    return violations(errors, instance);
+  }
+
+  /** What is wrong with {@code instance}, each as {@code "$.path: message"}, at most five and a count. */
+  public List<String> violations(Object instance) {
+    return shown(check(instance));
+  }
+
+  /** The validator's errors (of an instance, or of a schema against its meta-schema) as violations. */
+  private static List<Violation> violations(List<Error> errors, Object instance) {
     List<Violation> out = new ArrayList<>();
     for (Error e : errors) {
       if (e.getError() != null) {
@@ -120,9 +130,8 @@ public final class JsonSchema {
     return out;
   }
 
-  /** What is wrong with {@code instance}, each as {@code "$.path: message"}, at most five and a count. */
-  public List<String> violations(Object instance) {
-    List<Violation> all = check(instance);
+  /** At most five violations, as {@code "$.path: message"}, and a count of the rest. */
+  private static List<String> shown(List<Violation> all) {
     List<String> out = new ArrayList<>();
     for (Violation v : all) {
       if (out.size() == MAX_VIOLATIONS) {
@@ -142,21 +151,6 @@ public final class JsonSchema {
     String at = String.valueOf(e.getEvaluationPath());
     return at.endsWith("/additionalProperties") || at.endsWith("/unevaluatedProperties")
         ? "is not a property the schema allows" : "the schema allows no value here";
-  }
-
-  private static List<String> describe(List<Error> errors, Object tree, boolean schemaPaths) {
-    List<String> out = new ArrayList<>();
-    for (Error e : errors) {
-      if (e.getError() == null) {
-        continue;
-      }
-      if (out.size() == MAX_VIOLATIONS) {
-        out.add("and more");
-        break;
-      }
-      out.add((schemaPaths ? jsonPath(e.getInstanceLocation(), tree) : "$") + ": " + e.getError());
-    }
-    return out;
   }
 
   /** A JSON pointer ({@code /rows/3/price}) as a JSONPath, telling indexes from keys by the instance. */

@@ -112,15 +112,6 @@ public final class PlainData {
   }
 
   /**
-   * Checks that {@code value} is plain data within the bounds, without keeping the JSON.
-   *
-   * @throws NotPlainDataException as {@link #toJson}
-   */
-  public static void check(Object value, Format format) {
-    toJson(value, format);
-  }
-
-  /**
    * Reads one JSON value: objects as insertion-ordered maps, integers as {@link Long} or
    * {@link BigInteger}, other numbers as {@link Double}, or {@link BigDecimal} when {@code exactDecimals}.
    *

@@ -214,7 +214,7 @@ final class GuestRun {
           return new Raw(null, null);
         }
         if (guard.isCancelled()) {
-          return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
+          return cancelledByHost();
         }
         LOG.log(System.Logger.Level.ERROR, "could not create a context", e);
         return new Raw(null, internalError());
@@ -291,7 +291,7 @@ final class GuestRun {
         return new Raw(null, null);
       }
       if (guard.isCancelled()) {
-        return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
+        return cancelledByHost();
       }
       ErrorClassifier.Verdict v = ErrorClassifier.classify(e);
       if (v.limit() != null) {
@@ -311,7 +311,7 @@ final class GuestRun {
         return new Raw(null, null);
       }
       if (guard.isCancelled()) {
-        return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
+        return cancelledByHost();
       }
       LOG.log(System.Logger.Level.ERROR, "sandbox run failed", e);
       return new Raw(null, internalError());
@@ -412,6 +412,11 @@ final class GuestRun {
       });
     }
     return out;
+  }
+
+  /** The host cancelled the run (closing the sandbox, cancelling its future) before it ended by itself. */
+  private static Raw cancelledByHost() {
+    return new Raw(null, ErrorClassifier.cancelled("run cancelled by the host"));
   }
 
   private static ErrorClassifier.Verdict internalError() {

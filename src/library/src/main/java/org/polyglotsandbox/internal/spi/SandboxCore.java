@@ -2,6 +2,7 @@ package org.polyglotsandbox.internal.spi;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -44,10 +45,10 @@ public abstract class SandboxCore implements AutoCloseable {
   }
 
   /** Runs one script and waits for it; see {@code PolyglotSandbox#run(Script)}. */
-  public abstract ExecutionResult run(Script script, java.util.Map<String, String> inputs);
+  public abstract ExecutionResult run(Script script, Map<String, String> inputs);
 
   /** Starts one script; see {@code PolyglotSandbox#runAsync(Script)}. */
-  public abstract CompletableFuture<ExecutionResult> runAsync(Script script, java.util.Map<String, String> inputs);
+  public abstract CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs);
 
   public abstract int runningRuns();
 
