@@ -53,6 +53,27 @@ class ValueCopyTest {
     assertThatThrownBy(() -> map.put("x", 1)).isInstanceOf(UnsupportedOperationException.class);
   }
 
+  /**
+   * Regression (issue 15, item 8): a Python program that ended in a statement, or in an expression that
+   * is None, had the {@code __main__} module as its value ({@code "<module '__main__'>"}).
+   */
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void aProgramWithoutAFinalValue_hasTheValueNull(Language language) {
+    for (String code : language == Language.PYTHON
+        ? List.of("", "x = 1", "None", "def f():\n    pass", "import sys\nsys.modules['__main__'] = 3\nx = 1",
+            "for i in range(3):\n    pass", "print('done')")
+        : List.of("", "var x = 1", "undefined", "function f() {}", "for (let i = 0; i < 3; i++) {}", "null")) {
+      ExecutionResult r = sandbox.run(language, code);
+      assertThatRun(r).isOk();
+      assertThat(r.value()).as("value of %s", code).isNull();
+    }
+    // A value that is not the main module still counts, modules included.
+    assertThatRun(sandbox.run(Language.PYTHON, "x = 6\nx * 7")).hasValue(42L);
+    assertThatRun(sandbox.run(Language.PYTHON, "import types\ntypes.ModuleType('__main__')"))
+        .hasValue("<module '__main__'>");
+  }
+
   @Test
   void pythonFloatsStayFloats_andObjectsBecomeTheirRepr() {
     ExecutionResult r = sandbox.run(Language.PYTHON,
