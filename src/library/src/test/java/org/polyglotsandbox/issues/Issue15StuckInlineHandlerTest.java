@@ -62,4 +62,38 @@ class Issue15StuckInlineHandlerTest {
       assertThat(blocked.get(30, TimeUnit.SECONDS).limit()).hasValue(Limit.WALL_TIME);
     }
   }
+
+  /** The same handler must not hold the sandbox's {@code close()}: the stuck run is abandoned, reported. */
+  @Test
+  void aHandlerThatIgnoresInterrupts_doesNotHoldClose() throws Exception {
+    CountDownLatch inHandler = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Tool stuck = Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
+      inHandler.countDown();
+      while (true) {
+        try {
+          if (release.await(10, TimeUnit.SECONDS)) {
+            return "released";
+          }
+        } catch (InterruptedException ignored) {
+          // a handler that swallows every interrupt
+        }
+      }
+    }).build();
+    Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(5)).maxCpuTime(Duration.ofMinutes(5)).build())
+        .allowTools("blk").build();
+    PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).tool(stuck).build();
+    CompletableFuture<ExecutionResult> blocked = sandbox.runAsync(Language.JAVASCRIPT, "tools.blk()");
+    try {
+      assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Void> closing = CompletableFuture.runAsync(sandbox::close);
+      // The run's own grace after a cancel is 5 s; close() may wait for it, never for the handler.
+      assertThat(closing).succeedsWithin(Duration.ofSeconds(30));
+      assertThat(blocked).succeedsWithin(Duration.ofSeconds(10))
+          .satisfies(r -> assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED));
+    } finally {
+      release.countDown();
+    }
+  }
 }

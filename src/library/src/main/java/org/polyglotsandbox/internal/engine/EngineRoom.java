@@ -47,7 +47,8 @@ final class EngineRoom extends SandboxCore {
   private final InterpreterFiles interpreterFiles;
   private final Watchdog watchdog;
   private final ToolRegistry toolRegistry;
-  private final Set<RunGuard> active = ConcurrentHashMap.newKeySet();
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  private final Set<GuestRun> active = ConcurrentHashMap.newKeySet();
   private final Admission admission;
   private final RunThreads runThreads;
   private final int warmContexts;
@@ -189,7 +190,7 @@ final class EngineRoom extends SandboxCore {
     GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
         inputs, toolRegistry, prepared);
     run.guard().auditTo(auditor);
-    active.add(run.guard());
+    active.add(run);
     return run;
   }
 
@@ -200,7 +201,7 @@ final class EngineRoom extends SandboxCore {
         run.guard().finishAudit(result.events().size());
       }
     } finally {
-      active.remove(run.guard());
+      active.remove(run);
       admission.release();
       WarmPool<Language, RunEnvironment> p = pool;
       if (p != null) {
@@ -227,14 +228,39 @@ final class EngineRoom extends SandboxCore {
     if (p != null) {
       p.close();
     }
-    active.forEach(RunGuard::cancel);
+    // A guest stuck in host code that ignores interrupts (an inline tool handler) would hold close(): each
+    // run has GuestRun.GRACE to stop after its cancel, then its result is completed without it.
+    List<GuestRun> running = List.copyOf(active);
+    running.forEach(GuestRun::cancel);
+    long giveUpAt = System.nanoTime() + GuestRun.GRACE.toNanos();
+    for (GuestRun run : running) {
+      run.awaitOrAbandon(giveUpAt);
+    }
     runThreads.close();
     watchdog.close();
     toolRegistry.close();
+    closeEngine();
+  }
+
+  /** Closes the engine on a thread of its own, waiting at most {@link GuestRun#GRACE} for it. */
+  private void closeEngine() {
+    Thread closer = new Thread(() -> {
+      try {
+        engine.close(true);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "engine did not close cleanly", e);
+      }
+    }, "polyglot-sandbox-engine-close");
+    closer.setDaemon(true);
+    closer.start();
     try {
-      engine.close(true);
-    } catch (RuntimeException e) {
-      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "engine did not close cleanly", e);
+      closer.join(GuestRun.GRACE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (closer.isAlive()) {
+      LOG.log(System.Logger.Level.WARNING, "the engine is still closing (a guest thread is held in host code);"
+          + " close() returns, the engine closes when that thread returns");
     }
   }
 

@@ -55,7 +55,7 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
 final class GuestRun {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   /** How long after the deadline the caller waits for a cancelled guest thread before giving up on it. */
-  private static final Duration GRACE = Duration.ofSeconds(5);
+  static final Duration GRACE = Duration.ofSeconds(5);
 
   private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files,
       OutputFileCollector.Collected outputs) {
@@ -130,6 +130,30 @@ final class GuestRun {
 
   RunGuard guard() {
     return guard;
+  }
+
+  /** Cancels the guest (the sandbox is closing); its result follows when the guest stops. */
+  void cancel() {
+    guard.cancel();
+  }
+
+  /**
+   * Waits until {@code giveUpAtNanos} ({@link System#nanoTime()}) for the result of a cancelled run; a guest
+   * still running then (held in host code that ignores interrupts) is abandoned: its result is completed
+   * as cancelled without it, and its thread closes its context whenever it returns.
+   */
+  void awaitOrAbandon(long giveUpAtNanos) {
+    try {
+      result.get(Math.max(0, giveUpAtNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.log(System.Logger.Level.WARNING, "a guest thread did not stop when the sandbox closed; abandoned");
+      finish(new Raw(null, ErrorClassifier.cancelled("run cancelled by the host (its guest did not stop and was"
+          + " abandoned)")));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // never: the result never completes exceptionally
+    }
   }
 
   /** Runs to the end on the calling thread's behalf; an interrupt of the caller cancels the guest. */
