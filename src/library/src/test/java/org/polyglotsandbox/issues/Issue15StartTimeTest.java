@@ -111,7 +111,9 @@ class Issue15StartTimeTest {
 
         assertThatThrownBy(() -> sandbox.run(Language.JAVASCRIPT, "2"))
             .isInstanceOf(RejectedExecutionException.class)
-            .hasMessageContaining("waited its whole start timeout of 2 s for a turn");
+            .hasMessageStartingWith("the run did not start within its start timeout of 2 s (it waited all of it"
+                + " for a turn: 1 running, ")
+            .hasMessageContaining("the sandbox is overloaded; the guest did not run");
         CompletableFuture<ExecutionResult> waiting = sandbox.runAsync(Language.JAVASCRIPT, "3");
         assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
             .cause().isInstanceOf(RejectedExecutionException.class).hasMessageContaining("for a turn");

@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
@@ -28,8 +29,8 @@ import org.polyglotsandbox.internal.pool.RunThreads;
 import org.polyglotsandbox.internal.pool.WarmPool;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.SandboxCore;
-import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.text.Durations;
+import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
@@ -46,7 +47,8 @@ final class EngineRoom extends SandboxCore {
   private static final Duration AUDIT_DRAIN = Duration.ofSeconds(5);
   /** The start timeout of the warm-up runs: the first Python context in a JVM takes seconds, more when busy. */
   private static final Duration WARM_UP_START = Duration.ofMinutes(3);
-  private static final java.util.concurrent.atomic.AtomicInteger SANDBOXES = new java.util.concurrent.atomic.AtomicInteger();
+  /** Numbers each sandbox's audit thread. */
+  private static final AtomicInteger SANDBOXES = new AtomicInteger();
   private final Policy policy;
   private final ApiAccess api;
   private final Engine engine;
@@ -137,9 +139,10 @@ final class EngineRoom extends SandboxCore {
 
   /** Why a run that waited its whole start timeout for a turn did not start. */
   private RejectedExecutionException noTurn() {
-    return new RejectedExecutionException("sandbox is overloaded: the run waited its whole start timeout of "
-        + Durations.format(startTimeout) + " for a turn (" + admission.running() + " runs running, "
-        + admission.waiting() + " waiting); the guest did not run, so the run may be tried again");
+    return new RejectedExecutionException("the run did not start within its start timeout of "
+        + Durations.format(startTimeout) + " (it waited all of it for a turn: " + admission.running()
+        + " running, " + admission.waiting() + " waiting): the sandbox is overloaded; the guest did not run,"
+        + " so the run may be tried again");
   }
 
   @Override
