@@ -9,9 +9,10 @@ import java.util.Objects;
  * what the sandbox decided, and which layer decided it.
  *
  * <p>Every denied attempt, tripped limit and tool call of a run becomes one: in
- * {@link ExecutionResult#auditEvents()}, through {@link PolyglotSandbox.Builder#auditListener} as it
- * happens, and as a JDK Flight Recorder event named {@value #JFR_EVENT_NAME}. The same events, and only
- * those, reach all three: a run keeps at most 1,000 events (plus the limit that ended it); attempts
+ * {@link ExecutionResult#auditEvents()}, through {@link PolyglotSandbox.Builder#auditListener} shortly
+ * after it happens (unless the listener falls 10,000 events behind: see
+ * {@link ExecutionResult#undeliveredAuditEvents()}), and as a JDK Flight Recorder event named
+ * {@value #JFR_EVENT_NAME}. The same events, and only those, reach all three: a run keeps at most 1,000 events (plus the limit that ended it); attempts
  * beyond that are counted in {@link ExecutionResult#droppedEvents()} and logged nowhere. Repeats of the
  * same denied attempt (same operation, target and layer) in one run are recorded once.
  *

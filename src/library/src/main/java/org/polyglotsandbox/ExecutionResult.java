@@ -54,6 +54,7 @@ public final class ExecutionResult {
   private final List<String> missingOutputFiles;
   private final String runId;
   private final int droppedEvents;
+  private final int undeliveredAuditEvents;
 
   ExecutionResult(RunRecord r) {
     this.outcome = r.outcome();
@@ -72,6 +73,7 @@ public final class ExecutionResult {
     this.missingOutputFiles = List.copyOf(r.missingOutputFiles());
     this.runId = r.runId();
     this.droppedEvents = r.droppedEvents();
+    this.undeliveredAuditEvents = r.undeliveredAuditEvents();
   }
 
 
@@ -274,6 +276,15 @@ public final class ExecutionResult {
     return droppedEvents;
   }
 
+  /**
+   * Events of this run, in {@link #events()}, that the {@link PolyglotSandbox.Builder#auditListener}
+   * will not get because its queue was full when they happened (a listener slower than the guests);
+   * {@link PolyglotSandbox#undeliveredAuditEvents()} counts them over all runs. Always 0 without a listener.
+   */
+  public int undeliveredAuditEvents() {
+    return undeliveredAuditEvents;
+  }
+
   /** The denied-operation events only. */
   public List<SandboxEvent.DeniedOperation> deniedOperations() {
     return events.stream()
@@ -291,9 +302,14 @@ public final class ExecutionResult {
   }
 
   /**
-   * What a run consumed.
+   * What a run consumed. A run has three phases: it waits for a turn and a thread ({@code queueTime}),
+   * the sandbox prepares it ({@code setupTime}), then the guest program runs ({@code wallTime}). Only the
+   * last is the guest's: its limits ({@link Limits#wallTime()}, CPU time, allocation, statements) count
+   * from its first statement. The first two together are bounded by
+   * {@link PolyglotSandbox.Builder#startTimeout}.
    *
-   * @param wallTime from the start of the run (fresh context included) to the copied-out result
+   * @param wallTime the guest's own time: from its program's first statement to the copied-out result;
+   *     zero if the program never started
    * @param cpuTime CPU time of the run's thread, from just before the program started
    * @param allocatedBytes heap bytes the run's thread allocated, from just before the program started
    * @param statements statements executed, known only when the statement limit tripped (GraalVM does not
@@ -301,9 +317,22 @@ public final class ExecutionResult {
    * @param outputBytes bytes the guest wrote to stdout and stderr together, including any that were cut
    * @param fileBytes bytes held by the run's file system at the end (mounted copies included)
    * @param files files and directories in the run's file system at the end (mounted copies included)
+   * @param queueTime from the call to {@link PolyglotSandbox#run} or {@link PolyglotSandbox#runAsync}
+   *     until the run's thread took it: waiting for a turn ({@link PolyglotSandbox.Builder#maxConcurrentRuns})
+   *     and for a thread
+   * @param setupTime the sandbox's own work before the program: making its context (or taking one from
+   *     the warm pool, which costs next to nothing), copying the mounts in and binding the inputs
    */
   public record Usage(Duration wallTime, Duration cpuTime, long allocatedBytes, OptionalLong statements,
-      long outputBytes, long fileBytes, long files) {}
+      long outputBytes, long fileBytes, long files, Duration queueTime, Duration setupTime) {
+    public Usage {
+      Objects.requireNonNull(wallTime, "wallTime");
+      Objects.requireNonNull(cpuTime, "cpuTime");
+      Objects.requireNonNull(statements, "statements");
+      Objects.requireNonNull(queueTime, "queueTime");
+      Objects.requireNonNull(setupTime, "setupTime");
+    }
+  }
 
   /**
    * What the output boundary cut from or changed in the guest's text before it reached the

@@ -108,12 +108,16 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * Runs one guest program in a fresh context and file system, and destroys both before returning.
    * Waits for a turn if {@link Builder#maxConcurrentRuns} runs are already running; interrupting the
-   * calling thread cancels the run.
+   * calling thread cancels the run. The guest's limits count from its program's first statement; the
+   * wait and the sandbox's own set-up before it are bounded by {@link Builder#startTimeout} and
+   * reported in {@link ExecutionResult.Usage#queueTime()} and {@link ExecutionResult.Usage#setupTime()}.
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
    *     is not plain data
    * @throws RejectedExecutionException if the sandbox is at {@link Builder#maxConcurrentRuns} with
-   *     {@link Builder#maxWaitingRuns} runs already waiting
+   *     {@link Builder#maxWaitingRuns} runs already waiting, or is so overloaded that the run did not
+   *     start within {@link Builder#startTimeout}; either way the guest did not run, so the call may be
+   *     tried again
    * @throws java.util.concurrent.CancellationException if the calling thread was interrupted while the
    *     run waited for its turn (the interrupt status is kept)
    * @throws IllegalStateException if the sandbox is closed
@@ -125,7 +129,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * Starts a run and returns at once; the future completes with the result, as {@link #run(Script)}
    * returns it. It fails with {@link RejectedExecutionException} if the sandbox is too busy to queue the
-   * run, and with {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
+   * run or the run did not start within {@link Builder#startTimeout} (the guest did not run), and with
+   * {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
    * the future cancels the run (or its place in the queue).
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
@@ -159,6 +164,16 @@ public final class PolyglotSandbox implements AutoCloseable {
     return core.warmContexts(language);
   }
 
+  /**
+   * Audit events the {@link Builder#auditListener} did not get, over all runs so far: its queue was
+   * full when they happened (the listener was slower than the guests), or they were still queued when
+   * the sandbox closed. They are still in each run's {@link ExecutionResult#events()}. Always 0
+   * without a listener.
+   */
+  public long undeliveredAuditEvents() {
+    return core.undeliveredAuditEvents();
+  }
+
   private Map<String, String> admit(Script script) {
     Objects.requireNonNull(script, "script");
     if (closed) {
@@ -184,7 +199,10 @@ public final class PolyglotSandbox implements AutoCloseable {
 
   /**
    * Cancels running guests, fails waiting runs, closes the warm pool's unused contexts, then releases
-   * the engine and the watchdog. Idempotent.
+   * the engine and the watchdog. Last, it waits up to 5 s for the {@link Builder#auditListener} to take
+   * the events still queued for it; what it has not taken by then is dropped (counted in
+   * {@link #undeliveredAuditEvents()} and logged as a count), and a listener still busy is interrupted
+   * and left to return on the audit thread. Idempotent.
    */
   @Override
   public void close() {
@@ -196,6 +214,7 @@ public final class PolyglotSandbox implements AutoCloseable {
   public static final class Builder {
     /** The most runs {@link #maxConcurrentRuns} allows at once. */
     public static final int MAX_CONCURRENT_RUNS = 1024;
+    private static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
 
     private Policy policy;
     private double heapThreshold = 0.85;
@@ -204,6 +223,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private int maxConcurrentRuns = Math.min(MAX_CONCURRENT_RUNS, 4 * Runtime.getRuntime().availableProcessors());
     private int maxWaitingRuns = 64;
     private Duration warmUp = Duration.ZERO;
+    private Duration startTimeout = DEFAULT_START_TIMEOUT;
     private Consumer<? super AuditEvent> auditListener;
 
     private Builder() {}
@@ -259,6 +279,28 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
 
     /**
+     * How long a run may take to start: from the call to {@link PolyglotSandbox#run} or
+     * {@link PolyglotSandbox#runAsync} until its program's first statement. That covers waiting for a
+     * turn ({@link #maxConcurrentRuns}) and for a thread, and the sandbox's own set-up: making the
+     * context (a fresh Python context takes hundreds of milliseconds, seconds on a busy machine; one
+     * from the {@link #warmContexts warm pool} next to nothing), copying the mounts in and binding the
+     * inputs. None of it counts against the guest's {@link Limits}; {@link ExecutionResult.Usage}
+     * reports it as {@code queueTime} and {@code setupTime}. A run that has not started by then fails
+     * with {@link RejectedExecutionException} ("sandbox is overloaded"), never with a limit of the
+     * guest's, and its guest never runs. Default 30 s.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is not between 1 ms and 10 minutes
+     */
+    public Builder startTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("startTimeout (" + timeout + ") must be between 1 ms and 10 minutes");
+      }
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    /**
      * Makes {@link #build()} spend about {@code budget} running representative programs in each allowed
      * language, so the JIT has compiled the common paths, and then wait until the warm pool is full. For a
      * server that would rather pay at start than on its first requests. Default zero: {@code build()}
@@ -309,23 +351,24 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
 
     /**
-     * Receives every {@link AuditEvent} of every run, as it happens: each denied attempt, tripped limit
+     * Receives every {@link AuditEvent} of every run, shortly after it happens: each denied attempt, tripped limit
      * and tool call. Default: none (the events are still in each result and emitted to JDK Flight
      * Recorder).
      *
-     * <p>Threads: an event the guest causes (a denial, a tool call, the statement, output, file or
-     * result limit) is delivered on the run's own guest thread, before the guest continues, so a slow
-     * listener slows only that run (and counts against its wall time). An event detected elsewhere
-     * (the wall-time deadline, the CPU, memory and heap-pressure checks of the sandbox's watchdog) is
-     * delivered on the guest thread's next event, or else on the thread that called {@link #run} before
-     * it returns: the listener never runs on the shared watchdog. Events of one run arrive in order,
-     * each once, all of them before {@code run} returns: those in the result's
-     * {@link ExecutionResult#events()} (a guest thread that ignores cancellation and is abandoned after
-     * its deadline may deliver a few more while it winds down). Runs on several threads call the
-     * listener concurrently, so it must be thread-safe. It must not call back into the sandbox.
+     * <p>Threads: the listener is called on one thread of the sandbox's own, {@code
+     * polyglot-sandbox-audit-N}, never on a guest's, the watchdog's or a caller's, so a slow listener
+     * holds no run: each event is queued as it happens and the call returns at the run's usual time,
+     * possibly before the listener has seen the run's events. Events arrive one at a time, in the
+     * order they happened (per run, and across runs), each once: exactly those in each result's
+     * {@link ExecutionResult#events()}. When 10,000 events wait for a listener that does not keep up,
+     * further events are not delivered to it and are counted
+     * ({@link ExecutionResult#undeliveredAuditEvents()}, {@link PolyglotSandbox#undeliveredAuditEvents()});
+     * nothing waits for it. {@link PolyglotSandbox#close()} waits up to 5 s for the listener to take
+     * the events still queued.
      *
-     * <p>A listener that throws (even an {@link Error}) does not affect the run: the failure is logged
-     * to the {@code org.polyglotsandbox} logger and the event is dropped for the listener.
+     * <p>A listener that throws (even an {@link Error}) does not affect any run: the failure is logged
+     * to the {@code org.polyglotsandbox} logger (the first with its stack trace, then every 1,000th)
+     * and the event is dropped for the listener.
      */
     public Builder auditListener(Consumer<? super AuditEvent> listener) {
       this.auditListener = Objects.requireNonNull(listener, "listener");
@@ -401,7 +444,7 @@ public final class PolyglotSandbox implements AutoCloseable {
         allowed.add(tool);
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
-          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener), ApiBridge.INSTANCE);
+          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout), ApiBridge.INSTANCE);
       return new PolyglotSandbox(policy, allowed, core);
     }
   }

@@ -122,6 +122,7 @@ class ConcurrencyTest {
         .warmContexts(2)
         .maxConcurrentRuns(3)
         .maxWaitingRuns(100)
+        .startTimeout(Duration.ofMinutes(2)) // 24 runs, 3 at a time: the last wait long on a busy machine
         .build()) {
       List<CompletableFuture<ExecutionResult>> futures = new ArrayList<>();
       List<Thread> callers = new ArrayList<>();

@@ -73,13 +73,15 @@ final class HumanReport {
     out.println(reportLine(r));
   }
 
-  /** The one-line summary: outcome, limit, exit status, wall time, output bytes, denials. */
+  /** The one-line summary: outcome, limit, exit status, wall time, set-up time, output bytes, denials. */
   static String reportLine(ExecutionResult r) {
     StringBuilder s = new StringBuilder("outcome: ").append(r.outcome().name());
     r.limit().ifPresent(l -> s.append(" (").append(l.id()).append(')'));
     r.outputRejection().ifPresent(o -> s.append(" (").append(o.reason().name().toLowerCase(Locale.ROOT)).append(')'));
     r.exitStatus().ifPresent(status -> s.append(" | exit status: ").append(status));
     s.append(" | wall time: ").append(Durations.format(r.usage().wallTime()));
+    // The sandbox's own time before the program (a fresh Python context: hundreds of ms), not the guest's.
+    s.append(" | set-up: ").append(Durations.format(r.usage().queueTime().plus(r.usage().setupTime())));
     s.append(" | cpu: ").append(Durations.format(r.usage().cpuTime()));
     s.append(" | allocated: ").append(r.usage().allocatedBytes() >> 20).append(" MiB");
     r.usage().statements().ifPresent(n -> s.append(" | statements: ").append(n));

@@ -25,7 +25,10 @@ import org.polyglotsandbox.SandboxEvent;
  * {@code exitStatus}, {@code guestStackTrace}, {@code rejection} ({@code {reason, path, detail}} or
  * null), {@code outputNotes} (one object per changed text, such as {@code {"stdout": {"bytesDropped":
  * 0, "escapeSequencesRemoved": 2, ...}}}), {@code outputFiles} ({@code [{path, bytes, writtenTo}]}),
- * {@code missingOutputFiles}, {@code runId} and {@code droppedEvents}. The text has no raw control
+ * {@code missingOutputFiles}, {@code runId} and {@code droppedEvents}. {@code usage} holds
+ * {@code wallTimeMillis} (the guest's own), {@code cpuTimeMillis}, {@code allocatedBytes}, {@code statements},
+ * {@code outputBytes}, {@code fileBytes}, {@code files}, {@code queueTimeMillis} and {@code setupTimeMillis}
+ * (the sandbox's time before the program started). The text has no raw control
  * characters, so it is safe on a terminal as well as to a parser.
  */
 final class ResultJson {
@@ -95,6 +98,8 @@ final class ResultJson {
     usage.put("outputBytes", r.usage().outputBytes());
     usage.put("fileBytes", r.usage().fileBytes());
     usage.put("files", r.usage().files());
+    usage.put("queueTimeMillis", r.usage().queueTime().toMillis());
+    usage.put("setupTimeMillis", r.usage().setupTime().toMillis());
     ArrayNode events = o.putArray("events");
     for (SandboxEvent e : r.events()) {
       events.add(event(e));

@@ -130,6 +130,9 @@ final class RunCommand implements Callable<Integer> {
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
       try (PolyglotSandbox sandbox = start(policy, tools, log)) {
         result = sandbox.run(script);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // The program never started: the machine is too busy to make its context in time.
+        throw new StartException("the sandbox could not start the run: " + e.getMessage(), e);
       }
       if (log != null) {
         log.run(script, result);

@@ -279,6 +279,8 @@ class SandboxCliTest {
     assertThat(o.get("stdout").asText()).isEqualTo("hi\n");
     assertThat(o.get("stderr").asText()).isEqualTo("careful\n");
     assertThat(o.get("usage").get("wallTimeMillis").isIntegralNumber()).isTrue();
+    assertThat(o.get("usage").get("queueTimeMillis").isIntegralNumber()).isTrue();
+    assertThat(o.get("usage").get("setupTimeMillis").isIntegralNumber()).isTrue();
     assertThat(o.get("usage").get("statements").isNull()).isTrue();
     assertThat(o.get("usage").get("outputBytes").asLong()).isEqualTo(11);
     assertThat(o.get("events").isArray()).isTrue();

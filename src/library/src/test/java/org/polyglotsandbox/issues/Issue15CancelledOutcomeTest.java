@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
@@ -61,10 +62,14 @@ class Issue15CancelledOutcomeTest {
     log.removeHandler(handler);
   }
 
-  private static PolyglotSandbox sandbox(Language language) {
+  /** Counted down when a run's denial reaches the audit listener: the guest is then in its loop. */
+  private final CountDownLatch denied = new CountDownLatch(1);
+
+  private PolyglotSandbox sandbox(Language language) {
     return PolyglotSandbox.builder().policy(Policy.computeOnly(language).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofMinutes(1)).maxCpuTime(Duration.ofMinutes(1))
-            .maxStatements(Long.MAX_VALUE).build()).build()).build();
+            .maxStatements(Long.MAX_VALUE).build()).build())
+        .auditListener(e -> denied.countDown()).build();
   }
 
   private static String code(Language language) {
@@ -100,7 +105,7 @@ class Issue15CancelledOutcomeTest {
         stillInterrupted.set(Thread.currentThread().isInterrupted());
       });
       caller.start();
-      Thread.sleep(language == Language.PYTHON ? 3000 : 1000); // the loop is running
+      assertThat(denied.await(60, TimeUnit.SECONDS)).as("the loop is running").isTrue();
       caller.interrupt();
       caller.join(TimeUnit.SECONDS.toMillis(30));
 
@@ -111,13 +116,10 @@ class Issue15CancelledOutcomeTest {
     }
   }
 
-  /** Waits until the run is past its denial and in its loop. */
-  private static void awaitDenial(PolyglotSandbox sandbox, CompletableFuture<ExecutionResult> f)
+  /** Waits until the run is past its denial and in its loop (a fresh Python context takes seconds when busy). */
+  private void awaitDenial(PolyglotSandbox sandbox, CompletableFuture<ExecutionResult> f)
       throws InterruptedException {
-    for (int i = 0; i < 300 && sandbox.runningRuns() == 0; i++) {
-      Thread.sleep(10);
-    }
-    Thread.sleep(1500);
+    assertThat(denied.await(60, TimeUnit.SECONDS)).as("the guest reached its denial").isTrue();
     assertThat(f).isNotDone();
   }
 }

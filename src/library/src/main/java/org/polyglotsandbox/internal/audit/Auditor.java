@@ -1,46 +1,69 @@
 package org.polyglotsandbox.internal.audit;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.time.Duration;
 import java.util.function.Consumer;
 import org.polyglotsandbox.AuditEvent;
 import org.polyglotsandbox.SandboxEvent;
+import org.polyglotsandbox.internal.delivery.DeliveryQueue;
 
 /**
- * Hands one sandbox's audit events to JDK Flight Recorder and to the embedder's listener. A listener
- * that throws never disturbs the run: the failure is logged (the first one with its stack trace, then
- * every 1,000th) and the event is dropped for that listener only.
+ * Hands one sandbox's audit events to JDK Flight Recorder, at once, and to the embedder's listener, on
+ * the sandbox's audit thread through a bounded queue ({@link DeliveryQueue}), so that a slow or stuck
+ * listener never holds a guest, the watchdog or a caller. Events reach the listener in the order they
+ * were recorded. When {@value #QUEUE_CAPACITY} events wait for the listener, more are not delivered to
+ * it and are counted ({@link #undelivered()}). A listener that throws loses that event only; the failure
+ * is logged.
  */
-public final class Auditor {
+public final class Auditor implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  /** Events that may wait for the listener: a few hundred bytes each, plus guest text they quote. */
+  static final int QUEUE_CAPACITY = 10_000;
 
-  private final Consumer<? super AuditEvent> listener;
-  private final AtomicLong failures = new AtomicLong();
+  private final DeliveryQueue<AuditEvent> toListener;
 
-  /** @param listener the embedder's listener, or null for JFR only */
-  public Auditor(Consumer<? super AuditEvent> listener) {
-    this.listener = listener;
+  /**
+   * @param listener the embedder's listener, or null for JFR only (then no thread is started)
+   * @param threadName the name of the thread that calls the listener
+   */
+  public Auditor(Consumer<? super AuditEvent> listener, String threadName) {
+    this.toListener = listener == null ? null
+        : new DeliveryQueue<>("the sandbox audit listener", threadName, QUEUE_CAPACITY, listener);
   }
 
-  /** Emits one event of run {@code runId}; never throws. */
-  public void deliver(String runId, SandboxEvent event) {
+  /**
+   * Emits one event of run {@code runId} to JFR and queues it for the listener; never blocks, never
+   * throws, never runs embedder code on the calling thread.
+   *
+   * @return false if the listener will not get it (its queue was full, or the sandbox is closed)
+   */
+  public boolean publish(String runId, SandboxEvent event) {
     AuditEvent audit = new AuditEvent(runId, event);
     try {
       AuditJfrEvent.emit(audit);
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "a sandbox audit event could not be emitted to JFR", e);
     }
-    if (listener == null) {
-      return;
+    return toListener == null || toListener.offer(audit);
+  }
+
+  /** Events the listener did not get: its queue was full, or they were still queued at {@link #close}. */
+  public long undelivered() {
+    return toListener == null ? 0 : toListener.dropped();
+  }
+
+  /**
+   * Takes no more events and waits at most {@code wait} for the listener to take those queued; the
+   * rest are dropped, counted in {@link #undelivered()} and logged as a count.
+   */
+  public void close(Duration wait) {
+    if (toListener != null) {
+      toListener.close(wait);
     }
-    try {
-      listener.accept(audit);
-    } catch (Throwable t) { // the embedder's code: even an Error must not reach the guest or the watchdog
-      long n = failures.incrementAndGet();
-      if (n == 1) {
-        LOG.log(System.Logger.Level.WARNING, "the sandbox audit listener threw; its events are dropped", t);
-      } else if (n % 1000 == 0) {
-        LOG.log(System.Logger.Level.WARNING, "the sandbox audit listener has thrown " + n + " times: " + t);
-      }
-    }
+  }
+
+  /** Closes without waiting. */
+  @Override
+  public void close() {
+    close(Duration.ZERO);
   }
 }

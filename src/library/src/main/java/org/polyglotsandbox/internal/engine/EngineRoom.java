@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
@@ -26,6 +29,7 @@ import org.polyglotsandbox.internal.pool.RunThreads;
 import org.polyglotsandbox.internal.pool.WarmPool;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.SandboxCore;
+import org.polyglotsandbox.internal.text.Durations;
 import org.polyglotsandbox.internal.tools.ToolBinding;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
@@ -39,6 +43,12 @@ final class EngineRoom extends SandboxCore {
   private static final long SOURCE_CHARS_KEPT = 16L << 20;
   /** How long the warm pool holds back a refill while guests run and it still has a context ready. */
   private static final Duration REFILL_DEFER = Duration.ofMillis(50);
+  /** How long {@link #close()} waits for the audit listener to take the events still queued for it. */
+  private static final Duration AUDIT_DRAIN = Duration.ofSeconds(5);
+  /** The start timeout of the warm-up runs: the first Python context in a JVM takes seconds, more when busy. */
+  private static final Duration WARM_UP_START = Duration.ofMinutes(3);
+  /** Numbers each sandbox's audit thread. */
+  private static final AtomicInteger SANDBOXES = new AtomicInteger();
   private final Policy policy;
   private final ApiAccess api;
   private final Engine engine;
@@ -53,6 +63,7 @@ final class EngineRoom extends SandboxCore {
   private final RunThreads runThreads;
   private final int warmContexts;
   private final Auditor auditor;
+  private final Duration startTimeout;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
 
@@ -71,7 +82,8 @@ final class EngineRoom extends SandboxCore {
   private EngineRoom(Settings s, ApiAccess api) {
     this.policy = s.policy();
     this.api = api;
-    this.auditor = new Auditor(s.auditListener());
+    this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + SANDBOXES.incrementAndGet());
+    this.startTimeout = s.startTimeout();
     this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns());
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
@@ -93,36 +105,50 @@ final class EngineRoom extends SandboxCore {
 
   @Override
   public ExecutionResult run(Script script, Map<String, String> inputs) {
+    long called = System.nanoTime();
     CompletableFuture<Void> turn = admission.acquire();
     try {
-      turn.get();
+      turn.get(startTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       if (!turn.cancel(false)) {
         admission.release();
       }
       Thread.currentThread().interrupt();
       throw new java.util.concurrent.CancellationException("interrupted while waiting for a turn to run");
+    } catch (TimeoutException e) {
+      RejectedExecutionException busy = noTurn();
+      if (!turn.completeExceptionally(busy)) {
+        admission.release(); // the turn came just now, too late
+      }
+      throw busy;
     } catch (ExecutionException e) {
       throw new IllegalStateException("sandbox is closed");
     }
     GuestRun run;
     try {
-      run = newRun(script, inputs);
+      run = newRun(script, inputs, called);
     } catch (RuntimeException | Error e) {
       admission.release();
       throw e;
     }
-    ExecutionResult result = null;
     try {
-      result = run.execute();
-      return result;
+      return run.execute();
     } finally {
-      finish(run, result);
+      finish(run);
     }
+  }
+
+  /** Why a run that waited its whole start timeout for a turn did not start. */
+  private RejectedExecutionException noTurn() {
+    return new RejectedExecutionException("the run did not start within its start timeout of "
+        + Durations.format(startTimeout) + " (it waited all of it for a turn: " + admission.running()
+        + " running, " + admission.waiting() + " waiting): the sandbox is overloaded; the guest did not run,"
+        + " so the run may be tried again");
   }
 
   @Override
   public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs) {
+    long called = System.nanoTime();
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
     CompletableFuture<Void> turn;
     try {
@@ -131,10 +157,22 @@ final class EngineRoom extends SandboxCore {
       return CompletableFuture.failedFuture(e);
     }
     out.whenComplete((r, e) -> turn.cancel(false));
+    if (!turn.isDone()) {
+      // Fails the turn, which frees its place in the queue; the future then fails from the callback below.
+      Watchdog.Timer waited = watchdog.after(startTimeout, () -> turn.completeExceptionally(noTurn()));
+      turn.whenComplete((ignored, failure) -> waited.stop());
+    }
     turn.whenComplete((ignored, failure) -> {
       if (failure != null) {
-        out.completeExceptionally(failure instanceof java.util.concurrent.CancellationException
-            ? failure : new IllegalStateException("sandbox is closed"));
+        // Completed off the watchdog thread: the embedder's callbacks on the future must not run there.
+        Executor completer = watchdog.isWatchdogThread() ? runThreads : Runnable::run;
+        Throwable why = failure instanceof java.util.concurrent.CancellationException
+            || failure instanceof RejectedExecutionException ? failure : new IllegalStateException("sandbox is closed");
+        try {
+          completer.execute(() -> out.completeExceptionally(why));
+        } catch (RejectedExecutionException closing) {
+          out.completeExceptionally(why);
+        }
         return;
       }
       if (out.isDone()) {
@@ -142,22 +180,32 @@ final class EngineRoom extends SandboxCore {
         return;
       }
       try {
-        GuestRun run = newRun(script, inputs);
+        GuestRun run = newRun(script, inputs, called);
         out.whenComplete((r, e) -> {
           if (out.isCancelled()) {
             run.guard().cancel();
           }
         });
         run.start().whenComplete((r, e) -> {
-          // Audit listeners never run on the shared watchdog thread (it completes abandoned runs).
+          // The embedder's callbacks on the future never run on the shared watchdog thread (it completes
+          // abandoned runs and runs that did not start in time).
           Executor finisher = watchdog.isWatchdogThread() ? runThreads : Runnable::run;
-          finisher.execute(() -> {
+          Runnable end = () -> {
             try {
-              finish(run, r);
+              finish(run);
             } finally {
-              out.complete(r);
+              if (e != null) {
+                out.completeExceptionally(e);
+              } else {
+                out.complete(r);
+              }
             }
-          });
+          };
+          try {
+            finisher.execute(end);
+          } catch (RejectedExecutionException closing) {
+            end.run();
+          }
         });
       } catch (RuntimeException | Error e) {
         admission.release();
@@ -184,29 +232,23 @@ final class EngineRoom extends SandboxCore {
   }
 
   /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
-  private GuestRun newRun(Script script, Map<String, String> inputs) {
+  private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
     GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
-        inputs, toolRegistry, prepared);
+        inputs, toolRegistry, prepared, calledNanos, startTimeout);
     run.guard().auditTo(auditor);
     active.add(run);
     return run;
   }
 
-  /** Ends a run started by {@link #newRun}: delivers its audit (if it has a result), untracks it, frees its turn. */
-  private void finish(GuestRun run, ExecutionResult result) {
-    try {
-      if (result != null) {
-        run.guard().finishAudit(result.events().size());
-      }
-    } finally {
-      active.remove(run);
-      admission.release();
-      WarmPool<Language, RunEnvironment> p = pool;
-      if (p != null) {
-        p.wake();
-      }
+  /** Ends a run started by {@link #newRun}: untracks it, frees its turn. */
+  private void finish(GuestRun run) {
+    active.remove(run);
+    admission.release();
+    WarmPool<Language, RunEnvironment> p = pool;
+    if (p != null) {
+      p.wake();
     }
   }
 
@@ -240,6 +282,8 @@ final class EngineRoom extends SandboxCore {
     watchdog.close();
     toolRegistry.close();
     closeEngine();
+    // Last: the cancelled runs' events are queued by now.
+    auditor.close(AUDIT_DRAIN);
   }
 
   /** Closes the engine on a thread of its own, waiting at most {@link GuestRun#GRACE} for it. */
@@ -262,6 +306,11 @@ final class EngineRoom extends SandboxCore {
       LOG.log(System.Logger.Level.WARNING, "the engine is still closing (a guest thread is held in host code);"
           + " close() returns, the engine closes when that thread returns");
     }
+  }
+
+  @Override
+  public long undeliveredAuditEvents() {
+    return auditor.undelivered();
   }
 
   private void warmUp(Duration jitBudget) {
@@ -304,12 +353,13 @@ final class EngineRoom extends SandboxCore {
   }
 
   private ExecutionResult warmUpRun(Language language, String code) {
-    // Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine).
+    // Trusted code; the first Python context in a JVM takes seconds (more on a busy machine), hence
+    // WARM_UP_START, and the generous wall time is for the JIT on a slow machine.
     Policy warm = Policy.builder().allowLanguages(language)
         .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
     ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, Map.of(),
-        ToolRegistry.none(), null).execute();
+        ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START).execute();
     if (!r.isOk()) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
           + r.errorMessage().orElse(""));

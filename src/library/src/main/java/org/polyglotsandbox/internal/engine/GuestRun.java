@@ -13,7 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
@@ -44,6 +44,7 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.RunMeter;
 import org.polyglotsandbox.internal.limits.Watchdog;
+import org.polyglotsandbox.internal.text.Durations;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.RunRecord;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
@@ -51,6 +52,12 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
 /**
  * One run: a fresh file system and context on a run thread of its own, a watchdog deadline, the result
  * copied out, and everything closed by the run thread as soon as the result is handed over.
+ *
+ * <p>Two clocks. The run's start (waiting for a thread, making or taking the context, copying the
+ * mounts in, binding the inputs: the sandbox's work) is bounded by the start timeout, counted from
+ * the call to {@code run}; past it the run fails with {@link RejectedExecutionException} and the guest
+ * never starts. The guest's own limits (its wall-clock deadline, CPU time, allocation, statements)
+ * count from its program's first statement, so a busy sandbox never spends a guest's budget.
  */
 final class GuestRun {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
@@ -105,13 +112,33 @@ final class GuestRun {
   private final RunEnvironment prepared;
   private final AtomicBoolean finished = new AtomicBoolean();
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
-  private volatile long startNanos;
+  /** {@link System#nanoTime()} when {@code run} was called: the start timeout counts from here. */
+  private final long calledNanos;
+  private final Duration startTimeout;
+  /** {@link #SETUP} until the guest starts ({@link #GUEST}) or the start times out ({@link #NOT_STARTED}). */
+  private final AtomicInteger phase = new AtomicInteger(SETUP);
+  private static final int SETUP = 0;
+  private static final int GUEST = 1;
+  private static final int NOT_STARTED = 2;
+  /** Nanoseconds from the call until the run's thread took it, or -1 before that. */
+  private volatile long queueNanos = -1;
+  /** Nanoseconds the run's thread spent before the guest's first statement, or -1 before that. */
+  private volatile long setupNanos = -1;
+  /** {@link System#nanoTime()} at the guest's first statement; meaningful once {@link #setupNanos} is set. */
+  private volatile long guestNanos;
+  /** The guest's deadline, once it started. */
+  private volatile Watchdog.Watch watch;
+  private volatile Thread runner;
+  /** What the run's thread is doing before the guest starts, for the start timeout's message. */
+  private volatile String step = "waiting for a thread";
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
 
   GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, Watchdog watchdog,
       Executor threads, SourceCache sources, Script script, Map<String, String> inputs,
-      ToolRegistry tools, RunEnvironment prepared) {
+      ToolRegistry tools, RunEnvironment prepared, long calledNanos, Duration startTimeout) {
+    this.calledNanos = calledNanos;
+    this.startTimeout = startTimeout;
     this.threads = threads;
     this.source = sources.get(script.language(), script.name(), script.code());
     this.engine = engine;
@@ -152,11 +179,15 @@ final class GuestRun {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
-      // never: the result never completes exceptionally
+      // it did not start (its start timeout): nothing to abandon
     }
   }
 
-  /** Runs to the end on the calling thread's behalf; an interrupt of the caller cancels the guest. */
+  /**
+   * Runs to the end on the calling thread's behalf; an interrupt of the caller cancels the guest.
+   *
+   * @throws RejectedExecutionException if the run did not start within its start timeout
+   */
   ExecutionResult execute() {
     start();
     try {
@@ -165,31 +196,38 @@ final class GuestRun {
       guard.cancel();
       Thread.currentThread().interrupt();
       finish(new Raw(null, ErrorClassifier.cancelled("run cancelled: the host thread was interrupted")));
-      return result.join();
+      try {
+        return result.join();
+      } catch (java.util.concurrent.CompletionException notStarted) {
+        throw rethrown(notStarted.getCause());
+      }
     } catch (ExecutionException e) {
-      throw new IllegalStateException("sandbox run failed", e.getCause());
+      throw rethrown(e.getCause());
     }
   }
 
+  private static RuntimeException rethrown(Throwable cause) {
+    // A new exception, so that its stack trace is the caller's, not the watchdog's.
+    return cause instanceof RejectedExecutionException r ? new RejectedExecutionException(r.getMessage())
+        : new IllegalStateException("sandbox run failed", cause);
+  }
+
   /**
-   * Starts the guest on its own thread and returns at once. The future completes when the guest ends or,
-   * if it ignores cancellation, {@link #GRACE} after its deadline; it never completes exceptionally.
+   * Starts the run on its own thread and returns at once. The future completes when the guest ends or,
+   * if it ignores cancellation, {@link #GRACE} after its deadline. It completes exceptionally, with
+   * {@link RejectedExecutionException}, only if the guest did not start within the start timeout.
    */
   CompletableFuture<ExecutionResult> start() {
-    startNanos = System.nanoTime();
-    AtomicReference<Thread> runner = new AtomicReference<>();
-    Watchdog.Watch watch = watchdog.watch(guard, meter, policy.limits().wallTime(), GRACE, () -> {
-      if (!result.isDone()) {
-        Thread t = runner.get();
-        LOG.log(System.Logger.Level.WARNING,
-            "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
-        finish(null);
-      }
+    long left = calledNanos + startTimeout.toNanos() - System.nanoTime();
+    Watchdog.Timer startTimer = watchdog.after(Duration.ofNanos(Math.max(0, left)), this::startTimedOut);
+    result.whenComplete((r, e) -> {
+      startTimer.stop();
+      stopWatch();
     });
-    result.whenComplete((r, e) -> watch.stop());
     try {
       threads.execute(() -> {
-        runner.set(Thread.currentThread());
+        queueNanos = System.nanoTime() - calledNanos;
+        runner = Thread.currentThread();
         Raw raw;
         try {
           raw = body();
@@ -197,7 +235,7 @@ final class GuestRun {
           LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
           raw = new Raw(null, internalError());
         }
-        watch.stop();
+        stopWatch();
         finish(raw);
         // Closed after the result is handed over (closing a Python context takes tens of ms), still on
         // this thread, before it takes another run.
@@ -210,17 +248,77 @@ final class GuestRun {
       // No thread to run on (closing, or the JVM is out of native threads): the run fails, the host
       // keeps serving.
       LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
-      watch.stop();
+      startTimer.stop();
       closePrepared();
       finish(new Raw(null, internalError()));
     }
     return result;
   }
 
+  /**
+   * The end of the sandbox's work and the start of the guest's: from here its deadline runs. Called on
+   * the run's thread just before the program's first statement.
+   *
+   * @return false if the guest must not start: the start timed out, or the host cancelled the run
+   */
+  private boolean guestStarts() {
+    if (guard.isCancelled() || !phase.compareAndSet(SETUP, GUEST)) {
+      return false;
+    }
+    long now = System.nanoTime();
+    guestNanos = now;
+    setupNanos = now - calledNanos - queueNanos;
+    watch = watchdog.watch(guard, meter, policy.limits().wallTime(), GRACE, this::abandon);
+    if (result.isDone()) {
+      stopWatch();
+    }
+    return true;
+  }
+
+  /** On the watchdog thread, {@link #GRACE} past the deadline: the guest ignored its cancellation. */
+  private void abandon() {
+    if (!result.isDone()) {
+      Thread t = runner;
+      LOG.log(System.Logger.Level.WARNING,
+          "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
+      finish(null);
+    }
+  }
+
+  private void stopWatch() {
+    Watchdog.Watch w = watch;
+    if (w != null) {
+      w.stop();
+    }
+  }
+
+  /**
+   * On the watchdog thread, at the start timeout: a run still being set up fails with
+   * {@link RejectedExecutionException} and its guest never starts. Must not block.
+   */
+  private void startTimedOut() {
+    if (!phase.compareAndSet(SETUP, NOT_STARTED)) {
+      return;
+    }
+    guard.cancel(); // closes a context being prepared, on a cancel thread
+    if (finished.compareAndSet(false, true)) {
+      guard.seal();
+      long now = System.nanoTime();
+      long queued = queueNanos >= 0 ? queueNanos : now - calledNanos;
+      String where = queueNanos < 0 ? "was still waiting for a thread"
+          : "then set up for " + Durations.format(Duration.ofNanos(now - calledNanos - queued)) + " and was still "
+              + step;
+      result.completeExceptionally(new RejectedExecutionException("the run did not start within its start timeout"
+          + " of " + Durations.format(startTimeout) + " (it waited " + Durations.format(Duration.ofNanos(queued))
+          + " for a turn and a thread, " + where + "): the sandbox is overloaded, or the set-up too large;"
+          + " the guest did not run, so the run may be tried again"));
+    }
+  }
+
   /** Builds the result once: from the guest thread, the abandon timer or an interrupted caller. */
   private void finish(Raw raw) {
     if (finished.compareAndSet(false, true)) {
-      result.complete(result(raw, output, Duration.ofNanos(System.nanoTime() - startNanos)));
+      result.complete(result(raw, output, System.nanoTime()));
     }
   }
 
@@ -232,14 +330,18 @@ final class GuestRun {
 
   /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
-    guard.runsOnThisThread();
     RunEnvironment env;
     if (prepared != null) {
       env = prepared;
     } else {
+      step = "making its context";
       try {
         env = RunEnvironment.create(engine, policy, script.language(), interpreterFiles, tools, guard, output)
             .claim();
+        environment = env;
+        // Initialising the language (for Python, most of a fresh context's cost) is the sandbox's work:
+        // done here, before the guest's clock starts, as the warm pool does it in advance.
+        env.initialize();
       } catch (RuntimeException e) {
         if (guard.tripped() != null) {
           return new Raw(null, null);
@@ -252,6 +354,7 @@ final class GuestRun {
       }
     }
     environment = env;
+    step = "copying the mounts in";
     try {
       env.mountFiles();
     } catch (UncheckedIOException e) {
@@ -305,12 +408,15 @@ final class GuestRun {
     Context context = env.context();
     try {
       bindInputs(context);
+      Value main = script.language() == Language.PYTHON ? context.eval(PYTHON_MAIN_MODULE) : null;
+      if (!guestStarts()) {
+        return cancelledByHost(); // or not started at all: then the result is already made
+      }
       // The engine caches code by (language, text, name) while the Source is alive (the SourceCache keeps
       // it): a fresh context reuses the compiled code of an earlier run of the same script. Keep all three
       // stable (no run id in the name, no per-run prologue in the text, never cached(false)); inputs and
       // tools stay outside the source. Otherwise every run re-parses and re-compiles
       // (FreshContextCompileBenchmark: 49 ms instead of 16 ms for task C).
-      Value main = script.language() == Language.PYTHON ? context.eval(PYTHON_MAIN_MODULE) : null;
       context.resetLimits();
       meter.start();
       Value value = context.eval(source);
@@ -362,6 +468,7 @@ final class GuestRun {
     if (inputs.isEmpty()) {
       return;
     }
+    step = "binding its inputs";
     Value parse = context.eval(script.language() == Language.PYTHON ? PYTHON_INPUT_PARSER : JAVASCRIPT_INPUT_PARSER);
     Value bindings = context.getBindings(script.language().id());
     for (Map.Entry<String, String> input : inputs.entrySet()) {
@@ -369,7 +476,7 @@ final class GuestRun {
     }
   }
 
-  private ExecutionResult result(Raw raw, BoundedOutput output, Duration wallTime) {
+  private ExecutionResult result(Raw raw, BoundedOutput output, long endNanos) {
     RunGuard.Trip trip = guard.tripped();
     // Recorded only while no limit had tripped: a limit that trips later does not undo it.
     SandboxEvent.OutputRejected rejection = raw != null && raw.finished() ? guard.rejection() : null;
@@ -400,8 +507,13 @@ final class GuestRun {
     }
     OptionalLong statements = limit == Limit.STATEMENTS
         ? OptionalLong.of(policy.limits().maxStatements()) : OptionalLong.empty();
+    // A phase that never began takes no time; one that never ended lasted until now.
+    long queued = queueNanos >= 0 ? queueNanos : endNanos - calledNanos;
+    long setUp = setupNanos >= 0 ? setupNanos : endNanos - calledNanos - queued;
+    Duration wallTime = setupNanos >= 0 ? Duration.ofNanos(endNanos - guestNanos) : Duration.ZERO;
     Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(),
-        raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files());
+        raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files(), Duration.ofNanos(queued),
+        Duration.ofNanos(setUp));
     TextSanitizer.Result stdout = output.stdoutSanitized();
     TextSanitizer.Result stderr = output.stderrSanitized();
     int[] errorCounts = new int[4];
@@ -417,8 +529,8 @@ final class GuestRun {
       missing = raw.outputs().missing();
     }
     return api.result(new RunRecord(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
-        usage, sanitizedEvents(guard.events()), rejection, notes, files, missing, guard.runId(),
-        guard.droppedEvents()));
+        usage, sanitizedEvents(guard.seal()), rejection, notes, files, missing, guard.runId(),
+        guard.droppedEvents(), guard.undeliveredEvents()));
   }
 
   private static String sanitized(String text, int[] counts) {

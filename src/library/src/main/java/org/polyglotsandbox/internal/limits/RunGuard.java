@@ -48,15 +48,6 @@ public final class RunGuard implements EnforcementSink {
     ledger.auditTo(auditor);
   }
 
-  /**
-   * Marks the calling thread as the run's guest thread, which from then on delivers the audit events it
-   * causes. Called when the run starts on its thread (the context may have been made earlier, elsewhere,
-   * by the warm pool).
-   */
-  public void runsOnThisThread() {
-    ledger.runsOnThisThread();
-  }
-
   /** Sets the context to cancel; if a limit already tripped, cancels it at once. */
   public void attach(Context context) {
     cancellation.attach(context);
@@ -162,8 +153,13 @@ public final class RunGuard implements EnforcementSink {
     return ledger.droppedEvents();
   }
 
-  /** See {@link EventLedger#finishAudit}. */
-  public void finishAudit(int eventsInResult) {
-    ledger.finishAudit(eventsInResult);
+  /** The events for the run's result; from now on nothing is audited (see {@link EventLedger#seal}). */
+  public List<SandboxEvent> seal() {
+    return ledger.seal();
+  }
+
+  /** Kept events the audit listener will not get (see {@link EventLedger#undeliveredEvents}). */
+  public int undeliveredEvents() {
+    return ledger.undeliveredEvents();
   }
 }

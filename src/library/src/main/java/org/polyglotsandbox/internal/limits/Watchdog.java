@@ -85,8 +85,34 @@ public final class Watchdog implements AutoCloseable {
     }
   }
 
+  /**
+   * A deadline with no run behind it (yet): a run's start, bounded by its start timeout. Past it,
+   * {@code onTimeout} runs once, on the watchdog thread.
+   */
+  public final class Timer {
+    private final long deadline;
+    private final Runnable onTimeout;
+
+    private Timer(Duration timeout, Runnable onTimeout) {
+      this.deadline = ticker.read() + timeout.toNanos();
+      this.onTimeout = onTimeout;
+    }
+
+    /** Ends the timer without running it. Idempotent. */
+    public void stop() {
+      timers.remove(this);
+    }
+
+    private void check(long now) {
+      if (now - deadline >= 0 && timers.remove(this)) {
+        onTimeout.run();
+      }
+    }
+  }
+
   private final Ticker ticker;
   private final double heapThreshold;
+  private final Set<Timer> timers = ConcurrentHashMap.newKeySet();
   private final HeapPressure heap = HeapPressure.get();
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor thread;
@@ -137,6 +163,16 @@ public final class Watchdog implements AutoCloseable {
   }
 
   /**
+   * Runs {@code onTimeout} once, on the watchdog thread, {@code timeout} from now, unless the timer is
+   * {@linkplain Timer#stop() stopped} first. {@code onTimeout} must not block: it holds every run's limits.
+   */
+  public Timer after(Duration timeout, Runnable onTimeout) {
+    Timer t = new Timer(timeout, onTimeout);
+    timers.add(t);
+    return t;
+  }
+
+  /**
    * The statement limit GraalVM enforces inside the context: past {@code maxStatements} the guest is
    * stopped and the run ends {@link Limit#STATEMENTS}.
    */
@@ -152,6 +188,9 @@ public final class Watchdog implements AutoCloseable {
   public void tick() {
     try {
       long now = ticker.read();
+      for (Timer t : timers) {
+        t.check(now);
+      }
       RunMeter largest = null;
       for (Watch w : watches) {
         w.check(now);

@@ -29,8 +29,9 @@ public final class Admission {
   }
 
   /**
-   * A turn: complete at once if a slot is free, otherwise completed when one frees up. Every completed
-   * turn must be given back with {@link #release()}.
+   * A turn: complete at once if a slot is free, otherwise completed when one frees up. Every turn
+   * completed normally must be given back with {@link #release()}; a caller that gives up waiting
+   * cancels it or completes it exceptionally, which frees its place in the queue.
    *
    * @throws RejectedExecutionException if {@code maxConcurrentRuns} runs are running and
    *     {@code maxWaitingRuns} are already waiting
@@ -52,8 +53,8 @@ public final class Admission {
     CompletableFuture<Void> turn = new CompletableFuture<>();
     waiting.add(turn);
     turn.whenComplete((v, e) -> {
-      if (turn.isCancelled()) {
-        // Its caller gave up waiting: the place is free for another.
+      if (e != null) {
+        // Its caller gave up waiting (cancelled, or past its start timeout): the place is free for another.
         synchronized (this) {
           waiting.remove(turn);
         }

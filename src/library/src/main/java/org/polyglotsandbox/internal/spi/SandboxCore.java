@@ -25,7 +25,8 @@ import org.polyglotsandbox.Tool;
 public abstract class SandboxCore implements AutoCloseable {
   /** What the API's builder settled, checked. */
   public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
-      int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener) {}
+      int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener,
+      Duration startTimeout) {}
 
   /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
   public interface Factory {
@@ -55,6 +56,9 @@ public abstract class SandboxCore implements AutoCloseable {
   public abstract int waitingRuns();
 
   public abstract int warmContexts(Language language);
+
+  /** See {@code PolyglotSandbox#undeliveredAuditEvents()}. */
+  public abstract long undeliveredAuditEvents();
 
   /** The Truffle runtime's name: a compiler's, or {@code "Interpreted"} on the fallback. */
   public abstract String runtimeName();

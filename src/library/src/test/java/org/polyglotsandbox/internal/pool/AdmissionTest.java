@@ -72,4 +72,20 @@ class AdmissionTest {
     assertThatThrownBy(() -> new Admission(0, 1)).hasMessage("maxConcurrentRuns (0) must be at least 1");
     assertThatThrownBy(() -> new Admission(1, -1)).hasMessage("maxWaitingRuns (-1) must not be negative");
   }
+
+  @Test
+  void aTurnGivenUpPastItsStartTimeout_freesItsPlace_andIsSkipped() {
+    Admission admission = new Admission(1, 1);
+    admission.acquire();
+    CompletableFuture<Void> late = admission.acquire();
+    assertThatThrownBy(admission::acquire).isInstanceOf(RejectedExecutionException.class);
+
+    late.completeExceptionally(new RejectedExecutionException("waited its whole start timeout"));
+    assertThat(admission.waiting()).isZero();
+    CompletableFuture<Void> next = admission.acquire();
+
+    admission.release();
+    assertThat(next).isDone();
+    assertThat(admission.running()).isEqualTo(1);
+  }
 }
