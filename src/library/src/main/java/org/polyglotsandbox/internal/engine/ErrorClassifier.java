@@ -20,6 +20,7 @@ public final class ErrorClassifier {
       Operation denied) {}
 
   private static final int MAX_FRAMES = 32;
+  private static final int HEAD = 4096;
 
   private ErrorClassifier() {}
 
@@ -35,7 +36,7 @@ public final class ErrorClassifier {
           List.of(), null, null);
     }
     if (e.isResourceExhausted() && !e.isCancelled()) {
-      String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+      String m = head(e).toLowerCase(Locale.ROOT);
       if (m.contains("stack")) {
         return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, "the stack was exhausted by deep recursion",
             List.of(), null, null);
@@ -47,16 +48,18 @@ public final class ErrorClassifier {
     }
     if (e.isGuestException() && !e.isInternalError()) {
       // Exhaustion the guest language reports as its own error, left uncaught: the run ended on a cap.
-      String m = String.valueOf(e.getMessage());
+      String m = head(e);
       if (m.startsWith("RangeError: Maximum call stack size exceeded") || m.startsWith("RecursionError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, TextSanitizer.withoutHostNames(e.getMessage()),
+            guestFrames(e), null, null);
       }
       if (m.startsWith("MemoryError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, TextSanitizer.withoutHostNames(e.getMessage()),
+            guestFrames(e), null, null);
       }
     }
     if (e.isInternalError() || e.isHostException()) {
-      Operation op = deniedOperation(String.valueOf(e.getMessage()));
+      Operation op = deniedOperation(head(e));
       if (op == null && loadsNativeCode(e)) {
         op = Operation.NATIVE_ACCESS;
       }
@@ -64,7 +67,7 @@ public final class ErrorClassifier {
         return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
             + " is not permitted in this sandbox", guestFrames(e), null, op);
       }
-      if (String.valueOf(e.getMessage()).contains("BigInteger would overflow")) {
+      if (head(e).contains("BigInteger would overflow")) {
         // GraalPy lets the host's BigInteger refuse a huge result (pow(10, 10**9)) instead of raising.
         return new Verdict(Outcome.GUEST_ERROR, null, "OverflowError: integer result too large", guestFrames(e),
             null, null);
@@ -75,6 +78,15 @@ public final class ErrorClassifier {
       return cancelled("run cancelled by the host");
     }
     return new Verdict(Outcome.GUEST_ERROR, null, TextSanitizer.withoutHostNames(e.getMessage()), guestFrames(e), null, null);
+  }
+
+  /**
+   * The start of the message, for recognising it: a guest can throw an error whose message is hundreds
+   * of megabytes, and the engine's own messages that matter here are short.
+   */
+  private static String head(PolyglotException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.length() > HEAD ? m.substring(0, HEAD) : m;
   }
 
   /** The run was ended by the host (close, a cancelled future, an interrupted caller), not by the guest. */
