@@ -67,6 +67,12 @@ public final class ErrorClassifier {
         return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
             + " is not permitted in this sandbox", guestFrames(e), null, op);
       }
+      String posix = graalPyPosixError(e);
+      if (posix != null) {
+        // GraalPy 25.0.3 turns some of its own POSIX errors (os.rename onto a directory that is not empty)
+        // into an internal error instead of raising OSError: the guest's error, not the sandbox's.
+        return new Verdict(Outcome.GUEST_ERROR, null, "OSError: " + posix, guestFrames(e), null, null);
+      }
       if (head(e).contains("BigInteger would overflow")) {
         // GraalPy lets the host's BigInteger refuse a huge result (pow(10, 10**9)) instead of raising.
         return new Verdict(Outcome.GUEST_ERROR, null, "OverflowError: integer result too large", guestFrames(e),
@@ -129,6 +135,24 @@ public final class ErrorClassifier {
       }
     }
     return false;
+  }
+
+  /**
+   * The errno text of a POSIX error GraalPy failed to raise as {@code OSError} (its
+   * {@code OSErrorEnum.toRuntimeException} in the stack), or null.
+   */
+  private static String graalPyPosixError(PolyglotException e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      if (frame.getClassName().endsWith(".OSErrorEnum") && frame.getMethodName().equals("toRuntimeException")) {
+        String m = head(e);
+        String text = m.substring(m.lastIndexOf(": ") + 1).strip();
+        return TextSanitizer.oneLine(TextSanitizer.withoutHostNames(text.isEmpty() ? "operation failed" : text), 200);
+      }
+      if (frame.getClassName().startsWith("org.graalvm.polyglot.")) {
+        break; // past the engine: the rest is the host's own stack
+      }
+    }
+    return null;
   }
 
   private static String describe(Operation op) {
