@@ -10,7 +10,8 @@ import org.polyglotsandbox.Language;
  * on the guest thread; not to be confused with the escape probe, which attacks the sandbox), so that
  * the size of a string, key or big number is known <em>before</em> it is copied onto the host heap.
  * (The polyglot API has no length query: {@code asString()} would materialise a 500-million-character
- * string, or a lazily concatenated rope, on the host first.)
+ * string, or a lazily concatenated rope, on the host first; {@code getMetaSimpleName()} would copy a
+ * class name of any length.)
  *
  * <p>The length functions cannot be faked by guest code: JavaScript's {@code length} of a primitive
  * string, and Python's {@code str.__len__} and {@code int.bit_length} taken from literals, whose types
@@ -40,10 +41,13 @@ public final class GuestMeasure {
           },
           (x) => text(x),
           (o) => keys(o),
+          null,
+          (x, n) => typeof x,
         ];
       })()""", "output-boundary.js").internal(true).buildLiteral();
   private static final Source PYTHON = Source.newBuilder("python",
-      "(''.__class__.__len__, lambda n, limit, b=(0).__class__.bit_length: b(n), repr, None, (0.0).__class__)",
+      "(''.__class__.__len__, lambda n, limit, b=(0).__class__.bit_length: b(n), repr, None, (0.0).__class__,"
+          + " lambda x, n, t=type, name=type.__dict__['__name__'].__get__: name(t(x))[:n])",
       "output-boundary.py").internal(true).buildLiteral();
 
   private final Value length;
@@ -51,13 +55,16 @@ public final class GuestMeasure {
   private final Value text;
   private final Value keys;
   private final Value floatType;
+  private final Value kind;
 
   private GuestMeasure(Value functions) {
     this.length = functions.getArrayElement(0);
     this.bits = functions.getArrayElement(1);
     this.text = functions.getArrayElement(2);
     this.keys = functions.getArrayElement(3);
-    this.floatType = functions.getArraySize() > 4 ? functions.getArrayElement(4) : null;
+    Value f = functions.getArrayElement(4);
+    this.floatType = f.isNull() ? null : f;
+    this.kind = functions.getArrayElement(5);
   }
 
   /**
@@ -89,6 +96,15 @@ public final class GuestMeasure {
   /** JavaScript only: the object's own enumerable string keys, as a guest array. */
   Value keys(Value object) {
     return keys.execute(object);
+  }
+
+  /**
+   * The name of a value's type, cut by the guest to at most {@code max} characters before the host
+   * reads it: JavaScript's {@code typeof}; Python's {@code type(x).__name__}, read through
+   * {@code type}'s own descriptor, so neither {@code __class__} nor a metaclass can lie or loop.
+   */
+  Value kind(Value v, int max) {
+    return kind.execute(v, max);
   }
 
   /** Python only: whether the value is a {@code float} (or a subclass), which must stay a Double. */

@@ -110,6 +110,11 @@ public final class JsonSchema {
       errors = validator.validate(uri, instance).getErrors();
     } catch (JsonSchemaException | ClassCastException e) {
       return List.of(new Violation("$", "the schema cannot be applied: " + e.getMessage()));
+    } catch (RuntimeException | StackOverflowError e) {
+      // The instance is guest data: a pattern whose matcher recurses per character overflows the stack on
+      // a long enough string, and a huge number can defeat arithmetic. The value is refused, not the run.
+      return List.of(new Violation("$", "the schema cannot be applied to this value ("
+          + (e instanceof StackOverflowError ? "checking it exhausted the stack" : "checking it failed") + ")"));
     }
     return violations(errors, instance);
   }

@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
  */
 public final class TextSanitizer {
   private static final int MAX_MESSAGE = 4096;
+  /** Room past the cut for a host name that straddles it to still be found. */
+  private static final int HOST_NAME_SPAN = 512;
   private static final Pattern HOST_NAME = Pattern.compile(
       "(?<![\\w/.\\-])(?:java|javax|jdk|sun|com\\.sun|com\\.oracle|org\\.graalvm|com\\.google|com\\.fasterxml|org\\.polyglotsandbox)"
           + "(?:\\.[A-Za-z_$][\\w$]*)+");
@@ -46,9 +48,18 @@ public final class TextSanitizer {
     if (message == null) {
       return "error";
     }
-    String m = HOST_NAME.matcher(message).replaceAll("<host>");
-    return m.length() > MAX_MESSAGE ? m.substring(0, MAX_MESSAGE) + "... (" + (m.length() - MAX_MESSAGE)
-        + " more characters)" : m;
+    // Cut before the search: a guest can throw an error whose message is hundreds of megabytes.
+    int length = message.length();
+    String head = length > MAX_MESSAGE + HOST_NAME_SPAN ? message.substring(0, MAX_MESSAGE + HOST_NAME_SPAN) : message;
+    String m = HOST_NAME.matcher(head).replaceAll("<host>");
+    if (m.length() <= MAX_MESSAGE && length == head.length()) {
+      return m;
+    }
+    int shown = Math.min(m.length(), MAX_MESSAGE);
+    if (shown > 0 && Character.isHighSurrogate(m.charAt(shown - 1))) {
+      shown--;
+    }
+    return m.substring(0, shown) + "... (" + (length - shown) + " more characters)";
   }
 
   /** What replaces invalid sequences and control characters. */

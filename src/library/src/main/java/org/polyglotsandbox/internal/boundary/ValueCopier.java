@@ -31,7 +31,10 @@ import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
  * and guest errors raised while reading propagate unchanged.
  */
 public final class ValueCopier {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   private static final Object SKIP = new Object();
+  /** How much of a guest type's name a message shows. */
+  private static final int KIND_SHOWN = 40;
   private static final int MESSAGE_SHOWN = 300;
 
   private final Language language;
@@ -99,19 +102,38 @@ public final class ValueCopier {
     try {
       Object o = copy(value, 0);
       return o == SKIP ? null : o;
+    } catch (ValueRejectedException | NotPlainDataException e) {
+      throw e;
     } catch (PolyglotException e) {
-      if (plainDataOnly || !e.isGuestException() || e.isCancelled() || e.isExit() || e.isInterrupted()
-          || e.isResourceExhausted()) {
+      if (e.isCancelled() || e.isExit() || e.isInterrupted() || e.isResourceExhausted()) {
         throw e;
       }
-      throw reject(Reason.UNREADABLE, "reading it raised "
-          + TextSanitizer.oneLine(TextSanitizer.withoutHostNames(e.getMessage()), MESSAGE_SHOWN), "could not be read");
-    } catch (UnsupportedOperationException | ArrayIndexOutOfBoundsException | ClassCastException e) {
+      if (e.isGuestException() && !e.isInternalError()) { // an internal error counts as a guest exception
+        if (plainDataOnly) {
+          throw e; // the guest's own error, raised by its own code while it was read: it catches it itself
+        }
+        throw reject(Reason.UNREADABLE, "reading it raised "
+            + TextSanitizer.oneLine(TextSanitizer.withoutHostNames(e.getMessage()), MESSAGE_SHOWN), "could not be read");
+      }
+      // The engine failed on a value that breaks an interop contract (a str subclass that is also a number,
+      // ...): the value could not be read. Its text is the engine's, naming host classes: kept off the guest
+      // and out of the result; the host log has it at DEBUG.
+      LOG.log(System.Logger.Level.DEBUG, "a guest value could not be read", e);
+      throw unreadable();
+    } catch (IllegalStateException e) {
+      throw e; // the context was closed under the copy: the run was cancelled
+    } catch (RuntimeException e) {
       // A value that answered one way, then another (an array that shrank while it was read, a sequence
       // whose length its items deny): the polyglot API says so with a host exception, whose text names
       // host types. It never reaches the guest: the value is refused, naming where it changed.
+      LOG.log(System.Logger.Level.DEBUG, "a guest value changed while it was read", e);
       throw changed();
     }
+  }
+
+  private ValueRejectedException unreadable() {
+    String path = PlainData.path(segments, segments.size());
+    return reject(Reason.UNREADABLE, "it could not be read", "could not be read (at " + path + ")");
   }
 
   private ValueRejectedException changed() {
@@ -270,11 +292,17 @@ public final class ValueCopier {
     return text(v);
   }
 
-  /** The guest type's simple name, for messages; bounded so a guest-chosen class name cannot flood them. */
-  private static String kind(Value v) {
-    Value meta = v.getMetaObject();
-    String name = meta == null ? "" : TextSanitizer.oneLine(meta.getMetaSimpleName(), 40);
-    return name.isEmpty() ? "this value" : "a " + name;
+  /**
+   * The guest type's name, for messages. Asked of the guest already cut to {@link #KIND_SHOWN}
+   * characters: a class name is guest data, and may be a million characters long.
+   */
+  private String kind(Value v) {
+    Value name = measure(v).kind(v, KIND_SHOWN);
+    if (name == null || !name.isString() || measure(v).length(name) > KIND_SHOWN) {
+      return "this value";
+    }
+    String s = TextSanitizer.oneLine(name.asString(), KIND_SHOWN);
+    return s.isEmpty() ? "this value" : "a " + s;
   }
 
   private List<Object> list(Value v, int depth) {

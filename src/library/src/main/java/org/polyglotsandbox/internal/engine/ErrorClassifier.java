@@ -20,6 +20,7 @@ public final class ErrorClassifier {
       Operation denied) {}
 
   private static final int MAX_FRAMES = 32;
+  private static final int HEAD = 4096;
 
   private ErrorClassifier() {}
 
@@ -35,7 +36,7 @@ public final class ErrorClassifier {
           List.of(), null, null);
     }
     if (e.isResourceExhausted() && !e.isCancelled()) {
-      String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+      String m = head(e).toLowerCase(Locale.ROOT);
       if (m.contains("stack")) {
         return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, "the stack was exhausted by deep recursion",
             List.of(), null, null);
@@ -47,16 +48,18 @@ public final class ErrorClassifier {
     }
     if (e.isGuestException() && !e.isInternalError()) {
       // Exhaustion the guest language reports as its own error, left uncaught: the run ended on a cap.
-      String m = String.valueOf(e.getMessage());
+      String m = head(e);
       if (m.startsWith("RangeError: Maximum call stack size exceeded") || m.startsWith("RecursionError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.STACK, TextSanitizer.withoutHostNames(e.getMessage()),
+            guestFrames(e), null, null);
       }
       if (m.startsWith("MemoryError")) {
-        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, TextSanitizer.withoutHostNames(m), guestFrames(e), null, null);
+        return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, TextSanitizer.withoutHostNames(e.getMessage()),
+            guestFrames(e), null, null);
       }
     }
     if (e.isInternalError() || e.isHostException()) {
-      Operation op = deniedOperation(String.valueOf(e.getMessage()));
+      Operation op = deniedOperation(head(e));
       if (op == null && loadsNativeCode(e)) {
         op = Operation.NATIVE_ACCESS;
       }
@@ -64,7 +67,13 @@ public final class ErrorClassifier {
         return new Verdict(Outcome.GUEST_ERROR, null, "PermissionError: " + describe(op)
             + " is not permitted in this sandbox", guestFrames(e), null, op);
       }
-      if (String.valueOf(e.getMessage()).contains("BigInteger would overflow")) {
+      String posix = graalPyPosixError(e);
+      if (posix != null) {
+        // GraalPy 25.0.3 turns some of its own POSIX errors (os.rename onto a directory that is not empty)
+        // into an internal error instead of raising OSError: the guest's error, not the sandbox's.
+        return new Verdict(Outcome.GUEST_ERROR, null, "OSError: " + posix, guestFrames(e), null, null);
+      }
+      if (head(e).contains("BigInteger would overflow")) {
         // GraalPy lets the host's BigInteger refuse a huge result (pow(10, 10**9)) instead of raising.
         return new Verdict(Outcome.GUEST_ERROR, null, "OverflowError: integer result too large", guestFrames(e),
             null, null);
@@ -75,6 +84,15 @@ public final class ErrorClassifier {
       return cancelled("run cancelled by the host");
     }
     return new Verdict(Outcome.GUEST_ERROR, null, TextSanitizer.withoutHostNames(e.getMessage()), guestFrames(e), null, null);
+  }
+
+  /**
+   * The start of the message, for recognising it: a guest can throw an error whose message is hundreds
+   * of megabytes, and the engine's own messages that matter here are short.
+   */
+  private static String head(PolyglotException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.length() > HEAD ? m.substring(0, HEAD) : m;
   }
 
   /** The run was ended by the host (close, a cancelled future, an interrupted caller), not by the guest. */
@@ -117,6 +135,24 @@ public final class ErrorClassifier {
       }
     }
     return false;
+  }
+
+  /**
+   * The errno text of a POSIX error GraalPy failed to raise as {@code OSError} (its
+   * {@code OSErrorEnum.toRuntimeException} in the stack), or null.
+   */
+  private static String graalPyPosixError(PolyglotException e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      if (frame.getClassName().endsWith(".OSErrorEnum") && frame.getMethodName().equals("toRuntimeException")) {
+        String m = head(e);
+        String text = m.substring(m.lastIndexOf(": ") + 1).strip();
+        return TextSanitizer.oneLine(TextSanitizer.withoutHostNames(text.isEmpty() ? "operation failed" : text), 200);
+      }
+      if (frame.getClassName().startsWith("org.graalvm.polyglot.")) {
+        break; // past the engine: the rest is the host's own stack
+      }
+    }
+    return null;
   }
 
   private static String describe(Operation op) {

@@ -382,52 +382,76 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
       }
       throw translateFull(e, gp);
     }
-    return write ? new SizeCheckedChannel(channel, gp) : channel;
+    // Read-only channels stay Jimfs's own: wrapped, a Python read of a mounted file ran into the wall-clock
+    // deadline (FileSystemTest.mountedFile_isReadable; not understood yet).
+    return write ? new GuestChannel(channel, gp) : channel;
   }
 
-  /** Reports the files limit when a write or truncation finds the file system full. */
-  private final class SizeCheckedChannel implements SeekableByteChannel {
+  /**
+   * A writable channel the guest reads and writes through: it reports the files limit when a write finds the file
+   * system full, refuses a write that would end past the file system's size before Jimfs zero-fills
+   * the gap (a seek to 2**62 then a write made Jimfs fail with a NullPointerException), and turns any
+   * unchecked exception (a negative position, a write to a read-only channel) into an
+   * {@link IOException}, which the guest sees as its own error instead of the run ending on an internal
+   * error.
+   */
+  private final class GuestChannel implements SeekableByteChannel {
     private final SeekableByteChannel delegate;
     private final String guestPath;
 
-    SizeCheckedChannel(SeekableByteChannel delegate, String guestPath) {
+    GuestChannel(SeekableByteChannel delegate, String guestPath) {
       this.delegate = delegate;
       this.guestPath = guestPath;
     }
 
-    @Override
-    public int read(ByteBuffer dst) throws IOException {
-      return delegate.read(dst);
+    private interface Io<T> {
+      T call() throws IOException;
     }
 
-    @Override
-    public int write(ByteBuffer src) throws IOException {
+    private <T> T guarded(Io<T> io) throws IOException {
       try {
-        return delegate.write(src);
+        return io.call();
       } catch (IOException e) {
         throw translateFull(e, guestPath);
+      } catch (RuntimeException e) {
+        throw new FileSystemException(guestPath, null, "Invalid argument");
       }
     }
 
     @Override
+    public int read(ByteBuffer dst) throws IOException {
+      return guarded(() -> delegate.read(dst));
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      return guarded(() -> {
+        if (delegate.position() > maxBytes - src.remaining()) {
+          throw full(guestPath, "more than " + maxBytes + " bytes");
+        }
+        return delegate.write(src);
+      });
+    }
+
+    @Override
     public long position() throws IOException {
-      return delegate.position();
+      return guarded(delegate::position);
     }
 
     @Override
     public SeekableByteChannel position(long newPosition) throws IOException {
-      delegate.position(newPosition);
+      guarded(() -> delegate.position(newPosition));
       return this;
     }
 
     @Override
     public long size() throws IOException {
-      return delegate.size();
+      return guarded(delegate::size);
     }
 
     @Override
     public SeekableByteChannel truncate(long size) throws IOException {
-      delegate.truncate(size);
+      guarded(() -> delegate.truncate(size));
       return this;
     }
 

@@ -30,6 +30,12 @@ public final class JavaScriptFileApi {
       (raw) => {
         const readText = function readText(path) {
           if (typeof path !== 'string') { throw new TypeError('readText(path): path must be a string'); }
+          if (path.length > MAX_PATH) {
+            const e = new Error('ENAMETOOLONG: readText(path): a path of ' + path.length + ' characters, longer than '
+              + MAX_PATH);
+            e.code = 'ENAMETOOLONG';
+            throw e;
+          }
           const r = raw(path);
           if (r.error !== undefined) { const e = new Error(r.error); e.code = r.code; throw e; }
           return r.text;
@@ -38,8 +44,14 @@ public final class JavaScriptFileApi {
       }""";
 
   /** A constant: the engine keeps a source's compiled code only while the Source object lives. */
-  private static final Source SOURCE = Source.newBuilder("js", WRAPPER, "sandbox-file-api.js").internal(true)
-      .buildLiteral();
+  private static final Source SOURCE = Source.newBuilder("js", WRAPPER.replace("MAX_PATH",
+      String.valueOf(JavaScriptFileApi.MAX_PATH)), "sandbox-file-api.js").internal(true).buildLiteral();
+
+  /**
+   * The longest path {@code readText} takes, checked by the guest-side wrapper before the host copies
+   * the path (the host function is held only by the wrapper's closure).
+   */
+  static final int MAX_PATH = 4096;
 
   /** The largest file {@code readText} returns: 16 MiB. */
   static final long MAX_BYTES = 16L << 20;
@@ -48,7 +60,15 @@ public final class JavaScriptFileApi {
 
   /** Defines {@code readText} in a fresh JavaScript context. */
   public static void install(Context context, GuestFileSystem fs) {
-    ProxyExecutable raw = args -> read(fs, args.length == 1 && args[0].isString() ? args[0].asString() : null);
+    ProxyExecutable raw = args -> {
+      try {
+        return read(fs, args.length == 1 && args[0].isString() ? args[0].asString() : null);
+      } catch (RuntimeException e) {
+        // Anything else the file system throws would reach the guest as a host exception.
+        System.getLogger("org.polyglotsandbox").log(System.Logger.Level.ERROR, "readText failed", e);
+        return failure("EIO", "readText failed");
+      }
+    };
     context.eval(SOURCE).execute(raw);
   }
 

@@ -17,7 +17,7 @@ import org.polyglotsandbox.Tool;
  *
  * <p>One file per family, in the order the battery runs them: {@link FileProbes}, {@link MountProbes},
  * {@link ToolProbes}, {@link NetworkProbes}, {@link ProcessProbes}, {@link ThreadProbes},
- * {@link HostAccessProbes}, {@link NativeProbes}, {@link EnvironmentProbes}, {@link StateProbes},
+ * {@link HostAccessProbes}, {@link LyingValueProbes}, {@link NativeProbes}, {@link EnvironmentProbes}, {@link StateProbes},
  * {@link BombProbes}. The guest code of each probe is a constant of its family's class.
  *
  * @param policy the policy whose sandboxes are probed
@@ -38,6 +38,7 @@ record ProbeBattery(Policy policy, List<Tool> tools, ProbeFixtures fixtures, Lis
       new Family(ProcessProbes::javascript, ProcessProbes::python),
       new Family(ThreadProbes::javascript, ThreadProbes::python),
       new Family(HostAccessProbes::javascript, HostAccessProbes::python),
+      new Family(LyingValueProbes::javascript, LyingValueProbes::python),
       new Family(NativeProbes::javascript, NativeProbes::python),
       new Family(EnvironmentProbes::javascript, EnvironmentProbes::python),
       new Family(StateProbes::javascript, StateProbes::python),

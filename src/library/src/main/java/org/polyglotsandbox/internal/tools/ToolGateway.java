@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
@@ -193,8 +194,23 @@ public final class ToolGateway {
     }
   }
 
-  /** The body of {@code raw(name, args)}; runs on the guest thread. */
+  /**
+   * The body of {@code raw(name, args)}; runs on the guest thread. Whatever goes wrong on the host side
+   * becomes a tool error: an exception thrown from here would reach the guest as a host object. Only
+   * the guest's own errors (raised by its code while its arguments were read) and the run's end pass.
+   */
   private Object call(Value... args) {
+    try {
+      return callChecked(args);
+    } catch (PolyglotException e) {
+      throw e;
+    } catch (RuntimeException | StackOverflowError e) {
+      LOG.log(System.Logger.Level.ERROR, "the tool gateway failed", e);
+      return error("failed", "the tool call failed in the sandbox");
+    }
+  }
+
+  private Object callChecked(Value... args) {
     long start = System.nanoTime();
     if (args.length != 2 || !args[0].isString()) {
       return error("invalid_call", "tools are called as tools.name({...})");
