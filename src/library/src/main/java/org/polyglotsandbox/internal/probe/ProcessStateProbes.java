@@ -26,6 +26,11 @@ final class ProcessStateProbes {
   private static final String TIMERS = "timers and alarms";
   private static final String TIME_ZONE = "default time zone";
   private static final String LOCALE = "locale";
+  private static final String UMASK = "umask";
+  private static final String WORKING_DIRECTORY = "working directory";
+  private static final String ENVIRONMENT = "environment variables";
+  private static final String PROPERTIES = "system properties";
+  private static final String PROPERTY = "polyglot-sandbox.probe";
   private static final String THE_JVM = "<the JVM itself>";
   private static final String IDENTITY = "<user, process, kernel, host name, CPUs>";
   private static final String PATHS = "<interpreter paths>";
@@ -36,6 +41,8 @@ final class ProcessStateProbes {
     out.add(Probe.js("js.state.time-zone", PROCESS_STATE, TIME_ZONE).hostCheck(timeZoneChanged())
         .code(JS_STATE_TIME_ZONE));
     out.add(Probe.js("js.state.locale", PROCESS_STATE, LOCALE).hostCheck(localeChanged()).code(JS_STATE_LOCALE));
+    out.add(Probe.js("js.state.system-property", PROCESS_STATE, PROPERTIES).hostCheck(propertySet())
+        .code(JS_STATE_SYSTEM_PROPERTY));
     out.add(Probe.js("js.info.identity", HOST_INFO, IDENTITY).code(JS_INFO_IDENTITY));
   }
 
@@ -47,6 +54,12 @@ final class ProcessStateProbes {
         .code(PY_STATE_ALARM));
     out.add(Probe.py("py.state.tzset", PROCESS_STATE, TIME_ZONE).hostCheck(timeZoneChanged()).code(PY_STATE_TZSET));
     out.add(Probe.py("py.state.setlocale", PROCESS_STATE, LOCALE).hostCheck(localeChanged()).code(PY_STATE_SETLOCALE));
+    out.add(Probe.py("py.state.umask", PROCESS_STATE, UMASK).hostCheck(umaskChanged()).code(PY_STATE_UMASK));
+    out.add(Probe.py("py.state.chdir", PROCESS_STATE, WORKING_DIRECTORY).hostCheck(workingDirectoryChanged())
+        .code(PY_STATE_CHDIR));
+    out.add(Probe.py("py.state.putenv", PROCESS_STATE, ENVIRONMENT).hostCheck(environmentSet()).code(PY_STATE_PUTENV));
+    out.add(Probe.py("py.state.system-property", PROCESS_STATE, PROPERTIES).hostCheck(propertySet())
+        .code(PY_STATE_SYSTEM_PROPERTY));
     out.add(Probe.py("py.signal.raise", PROCESS_SIGNAL, THE_JVM).denial(PROCESS_SIGNAL, "signal.raise_signal")
         .code(PY_SIGNAL_RAISE));
     out.add(Probe.py("py.signal.interrupt-main", PROCESS_SIGNAL, THE_JVM)
@@ -86,7 +99,65 @@ final class ProcessStateProbes {
     };
   }
 
+  /** Evidence that the JVM process's umask changed: a file created now gets other permissions than before. */
+  private static Supplier<String> umaskChanged() {
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> before = newFilePermissions();
+    return () -> {
+      java.util.Set<java.nio.file.attribute.PosixFilePermission> now = newFilePermissions();
+      return java.util.Objects.equals(before, now) ? null
+          : "a new host file gets " + now + " instead of " + before + ": the process umask changed";
+    };
+  }
+
+  private static java.util.Set<java.nio.file.attribute.PosixFilePermission> newFilePermissions() {
+    try {
+      java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("polyglot-sandbox-umask");
+      try {
+        java.nio.file.Path f = java.nio.file.Files.createFile(dir.resolve("f"));
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> p = java.nio.file.Files.getPosixFilePermissions(f);
+        java.nio.file.Files.delete(f);
+        return p;
+      } finally {
+        java.nio.file.Files.delete(dir);
+      }
+    } catch (java.io.IOException | UnsupportedOperationException e) {
+      return null;
+    }
+  }
+
+  /** Evidence that the JVM's working directory changed. */
+  private static Supplier<String> workingDirectoryChanged() {
+    String before = java.nio.file.Path.of("").toAbsolutePath().toString();
+    return () -> {
+      String now = java.nio.file.Path.of("").toAbsolutePath().toString();
+      return now.equals(before) && before.equals(System.getProperty("user.dir")) ? null
+          : "the JVM's working directory is now " + now;
+    };
+  }
+
+  /** Evidence that a guest's variable reached the JVM's environment. */
+  private static Supplier<String> environmentSet() {
+    return () -> System.getenv("POLYGLOT_SANDBOX_PROBE") == null ? null : "the JVM's environment holds the guest's variable";
+  }
+
+  /** Evidence that a guest set a JVM system property (and removes it). */
+  private static Supplier<String> propertySet() {
+    return () -> {
+      String v = System.getProperty(PROPERTY);
+      if (v == null) {
+        return null;
+      }
+      System.clearProperty(PROPERTY);
+      return "the guest set the system property " + PROPERTY + "=" + v;
+    };
+  }
+
   // ---- guest code: JavaScript
+
+  static final String JS_STATE_SYSTEM_PROPERTY = """
+      if (typeof Java === 'undefined') { return 'blocked: no Java, no host class to reach System'; }
+      Java.type('java.lang.System').setProperty('polyglot-sandbox.probe', 'js');
+      return 'reachable: set a system property';""";
 
   static final String JS_STATE_TIME_ZONE = """
       const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -171,6 +242,28 @@ final class ProcessStateProbes {
       import locale
       locale.setlocale(locale.LC_ALL, 'de_DE.UTF-8')
       return 'blocked: the run\\'s own locale is ' + str(locale.setlocale(locale.LC_ALL))""";
+
+  static final String PY_STATE_UMASK = """
+      import os
+      os.umask(0o077)
+      previous = os.umask(0o077)
+      return 'blocked: os.umask acts on the run\'s own mask (' + oct(previous) + ')'""";
+
+  static final String PY_STATE_CHDIR = """
+      import os
+      os.chdir('/')
+      return 'blocked: os.chdir moves inside the virtual file system (' + os.getcwd() + ')'""";
+
+  static final String PY_STATE_PUTENV = """
+      import os
+      os.environ['POLYGLOT_SANDBOX_PROBE'] = '1'
+      os.putenv('POLYGLOT_SANDBOX_PROBE', '1')
+      return 'blocked: the run\'s own environment changed'""";
+
+  static final String PY_STATE_SYSTEM_PROPERTY = """
+      import java
+      java.type('java.lang.System').setProperty('polyglot-sandbox.probe', 'py')
+      return 'reachable: set a system property'""";
 
   static final String PY_SIGNAL_RAISE = """
       import signal
