@@ -163,12 +163,12 @@ final class ProcessStateProbes {
       const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
       const offset = new Date(2020, 6, 1).getTimezoneOffset();
       if (typeof process !== 'undefined' && process.env) { process.env.TZ = 'Asia/Tokyo'; }
-      return zone === 'UTC' && offset === 0 ? 'blocked: the run is in UTC and has no API to change the JVM\\'s zone'
+      return zone === 'UTC' && offset === 0 ? 'blocked: the run is in UTC and has no API to change the zone of the JVM'
           : 'reachable: the run sees the zone ' + zone;""";
 
   static final String JS_STATE_LOCALE = """
       const s = new Intl.NumberFormat('de-DE').format(1234.5);
-      return 'blocked: Intl formats per call (' + s + '), no API reaches the JVM\\'s default locale';""";
+      return 'blocked: Intl formats per call (' + s + '), no API reaches the default locale of the JVM';""";
 
   static final String JS_INFO_IDENTITY = """
       const seen = [];
@@ -215,7 +215,7 @@ final class ProcessStateProbes {
       del sys.modules['_signal']
       route('a fresh import', lambda: __import__('_signal').signal)
       if found:
-          return 'reachable: GraalPy\\'s signal builtin through ' + ', '.join(found)
+          return 'reachable: the signal builtin of GraalPy through ' + ', '.join(found)
       return 'blocked: signal.signal keeps the handler per run (previous: ' + str(old) + '); no route to the builtin'""";
 
   static final String PY_STATE_SETITIMER = """
@@ -235,19 +235,19 @@ final class ProcessStateProbes {
       os.environ['TZ'] = 'Asia/Tokyo'
       time.tzset()
       if type(time.tzset) is type(len):
-          return 'reachable: GraalPy\\'s tzset ran (it sets the JVM\\'s default time zone)'
+          return 'reachable: the tzset of GraalPy ran (it sets the default time zone of the JVM)'
       return 'blocked: tzset changes nothing; the zone is ' + time.strftime('%Z')""";
 
   static final String PY_STATE_SETLOCALE = """
       import locale
       locale.setlocale(locale.LC_ALL, 'de_DE.UTF-8')
-      return 'blocked: the run\\'s own locale is ' + str(locale.setlocale(locale.LC_ALL))""";
+      return 'blocked: the run has its own locale, ' + str(locale.setlocale(locale.LC_ALL))""";
 
   static final String PY_STATE_UMASK = """
       import os
       os.umask(0o077)
       previous = os.umask(0o077)
-      return 'blocked: os.umask acts on the run\'s own mask (' + oct(previous) + ')'""";
+      return 'blocked: os.umask acts on a mask of the run (' + oct(previous) + ')'""";
 
   static final String PY_STATE_CHDIR = """
       import os
@@ -258,7 +258,7 @@ final class ProcessStateProbes {
       import os
       os.environ['POLYGLOT_SANDBOX_PROBE'] = '1'
       os.putenv('POLYGLOT_SANDBOX_PROBE', '1')
-      return 'blocked: the run\'s own environment changed'""";
+      return 'blocked: only the environment of the run changed'""";
 
   static final String PY_STATE_SYSTEM_PROPERTY = """
       import java
