@@ -20,7 +20,13 @@ public enum Layer {
    * A fresh context and a fresh in-memory file system for every run, destroyed when it ends, so that
    * nothing one run leaves behind reaches the next.
    */
-  RUN_ISOLATION("run-isolation");
+  RUN_ISOLATION("run-isolation"),
+  /**
+   * The sandbox's replacements, installed in every Python context before guest code runs, for GraalPy
+   * functions that would change state the whole JVM process shares (signal handlers, timers, the
+   * default time zone) or show the host's identity (user, process id, kernel, host name).
+   */
+  PROCESS_SHIELD("process-shield");
 
   private final String id;
 

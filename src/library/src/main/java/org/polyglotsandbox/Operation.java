@@ -24,8 +24,18 @@ public enum Operation {
   FILE_LINK("file.link"),
   /** Starting a host program ({@code os.system}, {@code subprocess}, {@code posix_spawn}). */
   PROCESS_SPAWN("process.spawn"),
-  /** Sending a signal to a host process ({@code os.kill}). */
+  /**
+   * Sending a signal to a host process or to the JVM itself ({@code os.kill}, {@code signal.raise_signal},
+   * {@code _thread.interrupt_main}).
+   */
   PROCESS_SIGNAL("process.signal"),
+  /**
+   * Changing state the whole JVM process shares: signal handlers, interval timers and alarms, the umask,
+   * the working directory, the locale, the default time zone, system properties and environment
+   * variables. Each is either virtual (kept per run, gone with it) or refused; the target names the
+   * function, such as {@code signal.setitimer}.
+   */
+  PROCESS_STATE("process.state"),
   /** Opening a network socket: connecting, listening, or resolving a host name. */
   NETWORK_SOCKET("network.socket"),
   THREAD_CREATE("thread.create"),

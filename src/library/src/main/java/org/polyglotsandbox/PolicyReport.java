@@ -215,8 +215,14 @@ public final class PolicyReport {
     out.add(denied(Operation.NETWORK_SOCKET, "resolve", PERMISSIONS_AND_CONSTRAINED, "host name lookups" + socket));
     out.add(denied(Operation.PROCESS_SPAWN, "<any program>", PERMISSIONS_AND_CONSTRAINED,
         "os.system, subprocess, posix_spawn, exec; the run ends with PermissionError"));
-    out.add(denied(Operation.PROCESS_SIGNAL, "<any host process>", PERMISSIONS,
-        "without native access GraalPy's posix layer runs in Java and signals no host process"));
+    List<Layer> shieldFirst = python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS;
+    out.add(denied(Operation.PROCESS_SIGNAL, "<any host process>", shieldFirst,
+        "os.kill and os.killpg raise PermissionError; without native access GraalPy signals no host process anyway"));
+    out.add(denied(Operation.PROCESS_SIGNAL, "<the JVM itself>", shieldFirst, python
+        ? "signal.raise_signal and _thread.interrupt_main raise PermissionError (GraalPy would raise a real signal"
+            + " at the JVM: SIGTERM would end it)"
+        : "GraalJS has no signal API"));
+    processState(python, out);
     out.add(denied(Operation.THREAD_CREATE, "<any thread>", PERMISSIONS,
         "threading, _thread, Worker; CONSTRAINED alone would allow threads, the context does not"));
     out.add(denied(Operation.HOST_ACCESS, "class lookup", PERMISSIONS,
@@ -229,9 +235,15 @@ public final class PolicyReport {
     }
     out.add(denied(Operation.HOST_REFLECTION, "<values the guest holds>", reflection,
         "HostAccess.CONSTRAINED; the guest holds no host object, only function proxies that take and return strings"));
+    out.add(denied(Operation.HOST_INFO, "<user, process, kernel, host name, CPUs>",
+        python ? List.of(Layer.PROCESS_SHIELD) : PERMISSIONS, python
+        ? "Python sees a fixed identity instead (uid and gid 1000, user sandbox, home /home/sandbox, pid 2,"
+            + " kernel 6.0.0-sandbox, host name sandbox, 1 CPU, no load average); JavaScript has no such API"
+        : "GraalJS has no process, os or host object, and its frames name no host path"));
     if (python) {
-      out.add(allowed(Operation.HOST_INFO, "<pid, kernel, CPUs, paths>", List.of(),
-          "Python only: os.getpid, os.uname, os.cpu_count and sys.prefix show the host's values"));
+      out.add(allowed(Operation.HOST_INFO, "<interpreter paths>", VFS,
+          "Python only: sys.prefix and module __file__s show where GraalPy's home is extracted on the host;"
+              + " nothing beside that directory is readable"));
     }
     out.add(denied(Operation.NATIVE_ACCESS, "<any library>", PERMISSIONS_AND_CONSTRAINED,
         "ctypes, C extensions, WebAssembly"));
@@ -321,6 +333,33 @@ public final class PolicyReport {
       case STACK -> "recursion deeper than the run thread's " + bytes(l.stackSize()) + " stack holds";
       case TOOL_CALLS -> "more calls to one tool than its per-run budget";
     };
+  }
+
+  /** State the whole JVM process shares: what each language's guest can and cannot change. */
+  private static void processState(boolean python, List<Entry> out) {
+    List<Layer> shield = python ? List.of(Layer.PROCESS_SHIELD) : PERMISSIONS;
+    out.add(denied(Operation.PROCESS_STATE, "signal handlers", shield, python
+        ? "virtual: signal.signal and getsignal keep a table per run, and a handler never runs (GraalPy would make"
+            + " it the JVM's own handler)"
+        : "GraalJS has no signal API"));
+    out.add(denied(Operation.PROCESS_STATE, "timers and alarms", shield, python
+        ? "arming signal.alarm or signal.setitimer raises PermissionError; disarming and getitimer answer"
+            + " that nothing is armed"
+        : "GraalJS has no timer that outlives the run (no setTimeout host loop)"));
+    out.add(denied(Operation.PROCESS_STATE, "default time zone",
+        python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
+        "every run's time zone is UTC" + (python ? "; time.tzset does nothing (GraalPy's would set the JVM's"
+            + " default time zone)" : "")));
+    out.add(denied(Operation.PROCESS_STATE, "locale", PERMISSIONS,
+        "locale.setlocale and Intl change the run's own locale only, never the JVM's default"));
+    out.add(denied(Operation.PROCESS_STATE, "umask", PERMISSIONS,
+        "Python's os.umask is emulated per context by GraalPy's Java posix layer"));
+    out.add(denied(Operation.PROCESS_STATE, "working directory", VFS,
+        "os.chdir moves inside the run's own virtual file system"));
+    out.add(denied(Operation.PROCESS_STATE, "environment variables", PERMISSIONS,
+        "os.environ and os.putenv change the run's own copy, which starts without the host's variables"));
+    out.add(denied(Operation.PROCESS_STATE, "system properties", PERMISSIONS,
+        "no guest API reaches the JVM's system properties (no host class lookup)"));
   }
 
   private static Entry allowed(Operation op, String target, List<Layer> layers, String note) {

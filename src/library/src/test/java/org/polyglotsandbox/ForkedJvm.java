@@ -17,18 +17,7 @@ final class ForkedJvm {
   private ForkedJvm() {}
 
   static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
-          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss")) {
-        command.add(arg);
-      }
-    }
-    command.add("-Xmx" + heap);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass.getName());
+    List<String> command = command(mainClass, heap);
     // Output goes to a file, so a hung child can be timed out and a full pipe never stalls it.
     Path log = Files.createTempFile("forked-jvm", ".log");
     try {
@@ -41,5 +30,36 @@ final class ForkedJvm {
     } finally {
       Files.deleteIfExists(log);
     }
+  }
+
+  /** A forked JVM still running: its process and the file its output goes to (deleted by the caller). */
+  record Running(Process process, Path log) {
+    String output() throws IOException {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Starts {@code mainClass} with {@code args} in a fresh JVM and returns at once. */
+  static Running start(Class<?> mainClass, String heap, String... args) throws IOException {
+    List<String> command = command(mainClass, heap);
+    command.addAll(List.of(args));
+    Path log = Files.createTempFile("forked-jvm", ".log");
+    return new Running(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
+  }
+
+  private static List<String> command(Class<?> mainClass, String heap) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
+          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss")) {
+        command.add(arg);
+      }
+    }
+    command.add("-Xmx" + heap);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass.getName());
+    return command;
   }
 }

@@ -116,10 +116,15 @@ class PolicyReportTest {
     PolicyReport py = Policy.computeOnly(Language.PYTHON).report();
 
     assertThat(js.entries()).noneMatch(e -> e.target().equals(PolicyReport.PYTHON_HOME)
-        || e.operation() == Operation.HOST_INFO);
+        || e.target().equals("<interpreter paths>"));
     assertThat(entry(py, Operation.FILE_READ, PolicyReport.PYTHON_HOME).verdict()).isEqualTo(ALLOWED);
-    assertThat(entry(py, Operation.HOST_INFO, "<pid, kernel, CPUs, paths>").verdict())
+    assertThat(entry(py, Operation.HOST_INFO, "<interpreter paths>").verdict())
         .as("what is not hidden is reported as allowed").isEqualTo(ALLOWED);
+    assertThat(entry(py, Operation.HOST_INFO, "<user, process, kernel, host name, CPUs>").layers())
+        .containsExactly(Layer.PROCESS_SHIELD);
+    assertThat(entry(py, Operation.PROCESS_STATE, "signal handlers").layers()).containsExactly(Layer.PROCESS_SHIELD);
+    assertThat(entry(js, Operation.PROCESS_STATE, "signal handlers").layers())
+        .containsExactly(Layer.CONTEXT_PERMISSIONS);
   }
 
   @Test

@@ -56,8 +56,8 @@ class PolicyExplainTest {
         "file.read | <GraalPy standard library> | virtual-file-system | Python only: a read-only view of GraalPy's"
             + " standard library in the host's resource cache",
         "file.list | <GraalPy standard library> | virtual-file-system | Python only: the same read-only view",
-        "host.info | <pid, kernel, CPUs, paths> | - | Python only: os.getpid, os.uname, os.cpu_count and sys.prefix"
-            + " show the host's values",
+        "host.info | <interpreter paths> | virtual-file-system | Python only: sys.prefix and module __file__s show"
+            + " where GraalPy's home is extracted on the host; nothing beside that directory is readable",
         "clock.read | <host clock> | - | at the host's resolution, in UTC; timing side channels are not mitigated",
         "output.write | stdout, stderr | output-boundary | together at most 1 MiB");
     assertThat(section(r.out(), "denied, the escape surface (")).contains(

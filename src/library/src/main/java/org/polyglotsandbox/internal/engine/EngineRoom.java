@@ -317,10 +317,17 @@ final class EngineRoom extends SandboxCore {
     // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
     // class initialisation could fail and break every later context in the JVM.
     for (Language language : policy.languages()) {
+      if (language == Language.PYTHON) {
+        // Before any Python context reads it; a home GraalVM has yet to extract is checked after the warm-up.
+        interpreterFiles.verifyIfExtracted();
+      }
       ExecutionResult r = warmUpRun(language, WarmUp.code(language));
-      if (language == Language.PYTHON && !(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
-        throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
-            + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
+      if (language == Language.PYTHON) {
+        if (!(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
+          throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
+              + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
+        }
+        interpreterFiles.verify(prefix);
       }
     }
     if (warmContexts > 0) {

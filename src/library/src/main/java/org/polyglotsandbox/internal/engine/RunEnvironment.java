@@ -80,6 +80,8 @@ final class RunEnvironment implements AutoCloseable {
       guard.attach(context);
       if (language == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
+      } else {
+        ProcessShield.install(context, guard);
       }
       if (!tools.isEmpty()) {
         tools.gateway(language, limits, guard).install(context);

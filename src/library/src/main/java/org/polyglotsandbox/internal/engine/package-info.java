@@ -4,8 +4,9 @@
  * RunEnvironment}: context, virtual file system, output buffers, tools, made together and closed
  * together), and {@code GuestRun} executes it on a run thread, copies the value out, applies the
  * output boundary and builds the result. {@code ContextFactory} is where every GraalVM permission is
- * set (deny by default); {@code ErrorClassifier} turns engine exceptions into outcomes without host
- * detail.
+ * set (deny by default); {@code ProcessShield} replaces, in every Python context before the guest
+ * runs, GraalPy's functions that would change process-wide state or show the host's identity;
+ * {@code ErrorClassifier} turns engine exceptions into outcomes without host detail.
  *
  * <p>May touch every other internal layer and the API's types; only {@code internal.spi} reaches it
  * from the API, and no other layer depends on it.

@@ -1,6 +1,7 @@
 package org.polyglotsandbox.internal.filesystem;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,15 +18,22 @@ import org.graalvm.polyglot.io.FileSystem;
  */
 public final class InterpreterFiles {
   private final List<Path> pythonHomes;
+  /** GraalPy's resources, or null when they are not on the class path (then nothing can be verified). */
+  private final PythonResources resources;
   // Stateless; shared by every Python run of the sandbox.
   private final FileSystem readOnlyHome = FileSystem.newReadOnlyFileSystem(
       FileSystem.allowInternalResourceAccess(FileSystem.newDenyIOFileSystem()));
 
-  private InterpreterFiles(List<Path> pythonHomes) {
+  private InterpreterFiles(List<Path> pythonHomes, PythonResources resources) {
     this.pythonHomes = pythonHomes;
+    this.resources = resources;
   }
 
-  /** Locates the cache the way GraalVM does: the system property, then XDG_CACHE_HOME, then ~/.cache. */
+  /**
+   * Locates the cache the way GraalVM does: the system property, then XDG_CACHE_HOME, then ~/.cache; and
+   * in it the one directory GraalPy's resources extract to, so that nothing beside it (other versions'
+   * homes) is reachable.
+   */
   public static InterpreterFiles locate() {
     Path root;
     String property = System.getProperty("polyglot.engine.userResourceCache");
@@ -37,6 +45,10 @@ public final class InterpreterFiles {
       root = base.resolve("org.graalvm.polyglot");
     }
     Path home = root.toAbsolutePath().normalize().resolve("python").resolve("python-home");
+    PythonResources resources = PythonResources.find();
+    if (resources != null) {
+      home = home.resolve(resources.versionHash());
+    }
     List<Path> homes = new ArrayList<>();
     homes.add(home);
     try {
@@ -47,7 +59,31 @@ public final class InterpreterFiles {
     } catch (IOException notExtractedYet) {
       // GraalPy extracts it on first use; the configured path is the one it will use.
     }
-    return new InterpreterFiles(List.copyOf(homes));
+    return new InterpreterFiles(List.copyOf(homes), resources);
+  }
+
+  /**
+   * Checks GraalPy's extracted home against the {@code python-resources} artifact, if it is extracted
+   * already (else GraalVM extracts it from the artifact on first use, and {@link #verify(String)} checks it
+   * after that).
+   *
+   * @throws IllegalStateException naming the file that differs, is missing, extra or a link
+   */
+  public void verifyIfExtracted() {
+    if (resources != null && Files.isDirectory(pythonHomes.get(0))) {
+      resources.verify(pythonHomes.get(0));
+    }
+  }
+
+  /**
+   * Checks the home a running GraalPy reports ({@code sys.prefix}) against the artifact.
+   *
+   * @throws IllegalStateException naming the file that differs, is missing, extra or a link
+   */
+  public void verify(String prefix) {
+    if (resources != null) {
+      resources.verify(Path.of(prefix));
+    }
   }
 
   /** The directories GraalPy's home may be in (the configured path and its real path). */

@@ -1,7 +1,6 @@
 package org.polyglotsandbox.internal.probe;
 
 import static org.polyglotsandbox.Operation.HOST_ACCESS;
-import static org.polyglotsandbox.Operation.HOST_INFO;
 import static org.polyglotsandbox.Operation.HOST_REFLECTION;
 
 import java.util.List;
@@ -55,7 +54,6 @@ final class HostAccessProbes {
       out.add(Probe.py("py.reflect.tool-result", HOST_REFLECTION, HELD_VALUES).toolEvent(tool)
           .code(PY_REFLECT_TOOL_RESULT));
     }
-    out.add(Probe.py("py.info.host", HOST_INFO, "<pid, kernel, CPUs, paths>").code(PY_INFO_HOST));
   }
 
   // ---- guest code: JavaScript
@@ -280,9 +278,4 @@ final class HostAccessProbes {
                   yield from walk(x, d + 1)
       odd = [repr(v)[:40] for v in walk(r, 0) if java_member(v) or type(v) not in (dict, list, str, int, float, bool, type(None))]
       return 'reachable: ' + str(odd[:3]) if odd else 'blocked: the result is fresh plain data'""";
-
-  static final String PY_INFO_HOST = """
-      import os, sys
-      seen = [str(os.getpid()), os.uname().release, str(os.cpu_count()), sys.prefix]
-      return 'reachable: ' + ', '.join(seen) if os.getpid() > 1 and sys.prefix.startswith('/') else 'blocked: ' + ', '.join(seen)""";
 }

@@ -16,8 +16,9 @@ import org.polyglotsandbox.Tool;
  * got what the host knows is there.
  *
  * <p>One file per family, in the order the battery runs them: {@link FileProbes}, {@link MountProbes},
- * {@link ToolProbes}, {@link NetworkProbes}, {@link ProcessProbes}, {@link ThreadProbes},
- * {@link HostAccessProbes}, {@link LyingValueProbes}, {@link NativeProbes}, {@link EnvironmentProbes}, {@link StateProbes},
+ * {@link ToolProbes}, {@link NetworkProbes}, {@link ProcessProbes}, {@link ProcessStateProbes},
+ * {@link ThreadProbes}, {@link HostAccessProbes}, {@link LyingValueProbes}, {@link NativeProbes},
+ * {@link EnvironmentProbes}, {@link StateProbes},
  * {@link BombProbes}. The guest code of each probe is a constant of its family's class.
  *
  * @param policy the policy whose sandboxes are probed
@@ -36,6 +37,7 @@ record ProbeBattery(Policy policy, List<Tool> tools, ProbeFixtures fixtures, Lis
       new Family(ToolProbes::javascript, ToolProbes::python),
       new Family(NetworkProbes::javascript, NetworkProbes::python),
       new Family(ProcessProbes::javascript, ProcessProbes::python),
+      new Family(ProcessStateProbes::javascript, ProcessStateProbes::python),
       new Family(ThreadProbes::javascript, ThreadProbes::python),
       new Family(HostAccessProbes::javascript, HostAccessProbes::python),
       new Family(LyingValueProbes::javascript, LyingValueProbes::python),

@@ -199,6 +199,9 @@ final class ProbeFixtures implements AutoCloseable {
     d.put("secretDir", dir.toString());
     d.put("secretModule", secretModule);
     d.put("hostEnv", List.copyOf(new TreeSet<>(System.getenv().keySet())));
+    // What the host's identity looks like, so that a probe can tell the guest saw none of it.
+    d.put("hostIdentity", List.of(String.valueOf(ProcessHandle.current().pid()), System.getProperty("user.name", ""),
+        System.getProperty("user.home", ""), System.getProperty("os.version", "")));
     Set<String> root = new LinkedHashSet<>();
     for (Mount m : policy.mounts()) {
       root.add(m.guestPath().substring(1).split("/")[0]);

@@ -1,0 +1,282 @@
+package org.polyglotsandbox.internal.engine;
+
+import java.util.List;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.internal.EnforcementSink;
+
+/**
+ * GraalPy's process-wide operations and host identity, replaced inside each Python context before any
+ * guest code runs.
+ *
+ * <p>GraalPy's Java posix layer (the only one CONSTRAINED allows) implements {@code signal.signal}
+ * with the JVM's own signal handlers, {@code signal.alarm} and {@code setitimer} with host threads that
+ * raise real signals at the JVM, {@code signal.raise_signal} with a real signal (SIGTERM ends the JVM),
+ * and {@code time.tzset} with {@code TimeZone.setDefault}; and it answers {@code os.getuid},
+ * {@code os.getpid}, {@code os.uname}, {@code pwd} and {@code socket.gethostname} with the host's
+ * values. No GraalPy option that would change this is accepted under CONSTRAINED, so this class
+ * replaces those functions in the builtin modules themselves ({@code _signal}, {@code signal},
+ * {@code posix}, {@code os}, {@code time}, {@code pwd}, {@code _socket}, {@code _thread}).
+ *
+ * <p>The replacements keep no reference to the originals (a guest can read closures, globals and
+ * defaults), and a builtin module exists once per context, so re-importing or reloading it gives the
+ * replaced functions back. What each one does:
+ * <ul>
+ *   <li>virtual, per run: signal handlers ({@code signal}, {@code getsignal}; a handler is recorded and
+ *       never runs, because no signal reaches the guest), {@code siginterrupt}, {@code set_wakeup_fd},
+ *       {@code getitimer} and disarming ({@code alarm(0)}, {@code setitimer(which, 0)}); {@code tzset}
+ *       does nothing (the time zone is always UTC);
+ *   <li>denied with {@code PermissionError} and a {@link Operation#PROCESS_STATE} or
+ *       {@link Operation#PROCESS_SIGNAL} event: arming a timer or alarm, {@code raise_signal},
+ *       {@code os.kill}, {@code os.killpg}, {@code _thread.interrupt_main};
+ *   <li>synthetic identity: uid and gid {@value #UID}, user {@code sandbox} with home
+ *       {@code /home/sandbox}, pid {@value #PID} (parent 1), host name {@code sandbox}, kernel release
+ *       {@value #KERNEL_RELEASE}, one CPU, no load average.
+ * </ul>
+ */
+final class ProcessShield {
+  static final int UID = 1000;
+  static final int PID = 2;
+  static final String KERNEL_RELEASE = "6.0.0-sandbox";
+
+  /** What the guest-side code reports, by index: an operation and its target. */
+  private record Denial(Operation operation, String target) {}
+
+  private static final List<Denial> DENIALS = List.of(
+      new Denial(Operation.PROCESS_STATE, "signal.alarm"),
+      new Denial(Operation.PROCESS_STATE, "signal.setitimer"),
+      new Denial(Operation.PROCESS_SIGNAL, "signal.raise_signal"),
+      new Denial(Operation.PROCESS_SIGNAL, "os.kill"),
+      new Denial(Operation.PROCESS_SIGNAL, "os.killpg"),
+      new Denial(Operation.PROCESS_SIGNAL, "_thread.interrupt_main"));
+
+  // A constant, so the engine keeps its code (it does only while the Source object lives).
+  private static final Source PYTHON = Source.newBuilder("python", """
+      def __sandbox_shield(report):
+          import sys, posix, os, _signal, time, pwd, _socket, _thread
+          PermissionError_ = PermissionError
+
+          def deny(index, what):
+              report(index)
+              return PermissionError_(1, 'Operation not permitted: ' + what
+                                      + ' is not available in the sandbox')
+
+          # Signals: a table per run. No signal ever reaches guest code, so handlers are kept, never run.
+          nsig = _signal.NSIG
+          default_int = _signal.default_int_handler
+          handlers = {}
+          wakeup = [-1]
+
+          def signum_of(signalnum):
+              n = signalnum.__index__()
+              if n < 1 or n >= nsig:
+                  raise ValueError('signal number out of range')
+              return n
+
+          def default_of(n):
+              return default_int if n == _signal.SIGINT else 0
+
+          def signal(signalnum, handler):
+              n = signum_of(signalnum)
+              if n in (_signal.SIGKILL, _signal.SIGSTOP):
+                  raise OSError(22, 'Invalid argument')
+              if not callable(handler):
+                  try:
+                      h = handler.__index__()
+                  except Exception:
+                      h = -1
+                  if h not in (0, 1):
+                      raise TypeError('signal handler must be signal.SIG_IGN, signal.SIG_DFL, or a callable object')
+                  handler = h
+              old = handlers.get(n, default_of(n))
+              handlers[n] = handler
+              return old
+
+          def getsignal(signalnum):
+              n = signum_of(signalnum)
+              return handlers.get(n, default_of(n))
+
+          def siginterrupt(signalnum, flag):
+              signum_of(signalnum)
+              return None
+
+          def set_wakeup_fd(fd, *, warn_on_full_buffer=True):
+              old = wakeup[0]
+              wakeup[0] = fd.__index__()
+              return old
+
+          def alarm(seconds):
+              if seconds.__index__() != 0:
+                  raise deny(0, 'signal.alarm')
+              return 0
+
+          def setitimer(which, seconds, interval=0.0):
+              if which.__index__() not in (0, 1, 2):
+                  raise OSError(22, 'Invalid argument')
+              if float(seconds) != 0.0:
+                  raise deny(1, 'signal.setitimer')
+              return (0.0, 0.0)
+
+          def getitimer(which):
+              if which.__index__() not in (0, 1, 2):
+                  raise OSError(22, 'Invalid argument')
+              return (0.0, 0.0)
+
+          def raise_signal(signalnum):
+              signum_of(signalnum)
+              raise deny(2, 'signal.raise_signal')
+
+          def kill(pid, signal):
+              raise deny(3, 'os.kill')
+
+          def killpg(pgid, signal):
+              raise deny(4, 'os.killpg')
+
+          def interrupt_main(signum=_signal.SIGINT):
+              raise deny(5, '_thread.interrupt_main')
+
+          def tzset():
+              return None
+
+          # Identity: a fixed user, process and machine.
+          uid, pid, user, home = %d, %d, 'sandbox', '/home/sandbox'
+          uname_result = type(posix.uname())
+          machine = posix.uname().machine
+          passwd = pwd.struct_passwd
+          entry = passwd((user, 'x', uid, uid, user, home, '/bin/sh'))
+
+          def getuid():
+              return uid
+
+          def getgid():
+              return uid
+
+          def getpid():
+              return pid
+
+          def getppid():
+              return 1
+
+          def getpgid(p):
+              if p.__index__() not in (0, pid):
+                  raise ProcessLookupError(3, 'No such process')
+              return pid
+
+          def getsid(p):
+              if p.__index__() not in (0, pid):
+                  raise ProcessLookupError(3, 'No such process')
+              return pid
+
+          def getpgrp():
+              return pid
+
+          def uname():
+              return uname_result(('Linux', user, '%s', '#1 SMP', machine))
+
+          def cpu_count():
+              return 1
+
+          def getloadavg():
+              raise OSError('Load averages are unobtainable')
+
+          sysconf_values = {'SC_NPROCESSORS_CONF': 1, 'SC_NPROCESSORS_ONLN': 1, 'SC_PAGESIZE': 4096,
+                            'SC_PAGE_SIZE': 4096, 'SC_CLK_TCK': 100, 'SC_OPEN_MAX': 1024}
+          sysconf_names = dict(posix.sysconf_names)
+
+          def sysconf(name):
+              if isinstance(name, str):
+                  if name not in sysconf_names:
+                      raise ValueError('unrecognized configuration name')
+              else:
+                  code = name.__index__()
+                  name = next((k for k, v in sysconf_names.items() if v == code), None)
+              if name not in sysconf_values:
+                  raise OSError(22, 'Invalid argument')
+              return sysconf_values[name]
+
+          def getpwuid(u):
+              if u.__index__() != uid:
+                  raise KeyError('getpwuid(): uid not found: ' + str(u))
+              return entry
+
+          def getpwnam(name):
+              if name != user:
+                  raise KeyError("getpwnam(): name not found: '" + str(name) + "'")
+              return entry
+
+          def getpwall():
+              return [entry]
+
+          def gethostname():
+              return user
+
+          def get_native_id():
+              return pid
+
+          def put(module, name, f):
+              # Only what the module has; a function object may serve several modules under one name.
+              if name in vars(module):
+                  f.__name__ = f.__qualname__ = name
+                  f.__module__ = module.__name__ if module is not os else 'posix'
+                  setattr(module, name, f)
+
+          signal_module = __import__('signal')
+          replaced = {'signal': signal, 'getsignal': getsignal, 'siginterrupt': siginterrupt,
+                      'set_wakeup_fd': set_wakeup_fd, 'alarm': alarm, 'setitimer': setitimer,
+                      'getitimer': getitimer, 'raise_signal': raise_signal}
+          for name, f in replaced.items():
+              put(_signal, name, f)
+              # signal.py wraps signal and getsignal (they call _signal's at call time) and copies the rest.
+              g = vars(signal_module).get(name)
+              if g is not None and name in ('signal', 'getsignal'):
+                  g.__wrapped__ = f
+              elif g is not None:
+                  setattr(signal_module, name, f)
+          for m in (posix, os):
+              for name, f in (('kill', kill), ('killpg', killpg), ('getuid', getuid), ('getgid', getgid),
+                              ('getpid', getpid), ('getppid', getppid), ('getpgid', getpgid),
+                              ('getsid', getsid), ('getpgrp', getpgrp), ('uname', uname),
+                              ('cpu_count', cpu_count), ('getloadavg', getloadavg), ('sysconf', sysconf)):
+                  if name in vars(m):
+                      put(m, name, f)
+          put(time, 'tzset', tzset)
+          put(pwd, 'getpwuid', getpwuid)
+          put(pwd, 'getpwnam', getpwnam)
+          put(pwd, 'getpwall', getpwall)
+          put(_socket, 'gethostname', gethostname)
+          put(_thread, 'interrupt_main', interrupt_main)
+          put(_thread, 'get_native_id', get_native_id)
+          for name in ('socket', 'threading', 'platform'):
+              m = sys.modules.get(name)
+              if m is not None:
+                  for attr, f in (('gethostname', gethostname), ('interrupt_main', interrupt_main),
+                                  ('get_native_id', get_native_id)):
+                      if attr in vars(m):
+                          setattr(m, attr, f)
+          del globals()['__sandbox_shield']
+      __sandbox_shield
+      """.formatted(UID, PID, KERNEL_RELEASE), "sandbox-shield").internal(true).buildLiteral();
+
+  private ProcessShield() {}
+
+  /** Replaces the functions in a fresh Python context; denials are reported to {@code sink}. */
+  static void install(Context context, EnforcementSink sink) {
+    ProxyExecutable report = args -> {
+      // Only an index into a fixed table: a guest that digs this out of a closure can only record a denial.
+      if (args.length == 1 && args[0].isNumber() && args[0].fitsInInt()) {
+        int i = args[0].asInt();
+        if (i >= 0 && i < DENIALS.size()) {
+          Denial d = DENIALS.get(i);
+          sink.denied(d.operation(), d.target(), Layer.PROCESS_SHIELD);
+        }
+      }
+      return null;
+    };
+    Value install = context.eval(PYTHON);
+    install.execute(report);
+  }
+}

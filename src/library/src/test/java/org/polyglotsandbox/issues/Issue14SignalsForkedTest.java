@@ -1,0 +1,63 @@
+package org.polyglotsandbox.issues;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.polyglotsandbox.ForkedJvmAccess;
+
+/**
+ * Issue 14, section 2: a host signal always reaches the host's own handlers. A forked JVM runs Python
+ * guests that install handlers for SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 and try to arm timers;
+ * then, while such a guest is still running or after the guests ended, the test sends it a signal with
+ * {@code kill -s}. It must behave exactly like a control JVM that ran no guest: SIGTERM, SIGINT and
+ * SIGHUP end it with their status and its shutdown hook runs. Before the fix, SIGTERM ran the guest's
+ * handler and the JVM kept going.
+ */
+@Tag("slow")
+class Issue14SignalsForkedTest {
+  @ParameterizedTest(name = "{0} {1} guest runs")
+  @CsvSource({"TERM, during", "TERM, after", "INT, during", "HUP, after", "USR1, during", "USR2, after"})
+  void aHostSignal_doesWhatItDoesWithoutAnyGuest(String signal, String phase) throws Exception {
+    String control = outcome("control", signal);
+    String guest = outcome(phase, signal);
+    assertThat(guest).as("with guests %s; without: %s", phase, control).isEqualTo(control);
+    if (signal.equals("TERM")) {
+      assertThat(control).isEqualTo("exit 143, shutdown hook ran");
+    }
+  }
+
+  /** Starts the forked JVM in {@code mode}, sends {@code signal} once it is ready, and describes what followed. */
+  private static String outcome(String mode, String signal) throws IOException, InterruptedException {
+    ForkedJvmAccess.Running jvm = ForkedJvmAccess.start(Issue14SignalsMain.class, "384m", mode);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+      while (!jvm.output().contains("READY")) {
+        assertThat(jvm.process().isAlive()).as("the forked JVM (%s) died before it was ready:%n%s", mode, jvm.output())
+            .isTrue();
+        assertThat(System.nanoTime()).as("the forked JVM (%s) is not ready:%n%s", mode, jvm.output()).isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(jvm.process().pid())).inheritIO().start();
+      assertThat(kill.waitFor()).isZero();
+      if (!jvm.process().waitFor(2, TimeUnit.MINUTES)) {
+        jvm.process().destroyForcibly().waitFor();
+        return "hung:\n" + jvm.output();
+      }
+      String out = jvm.output();
+      if (mode.equals("during") || mode.equals("after")) {
+        assertThat(out).as("the guests ran and were denied their timers").contains("RUN OK []")
+            .doesNotContain("Unhandled signal").doesNotContain("Exception in thread");
+      }
+      return out.contains("ALIVE") ? "kept running, exit " + jvm.process().exitValue()
+          : "exit " + jvm.process().exitValue() + (out.contains("HOOK") ? ", shutdown hook ran" : ", no shutdown hook");
+    } finally {
+      jvm.process().destroyForcibly();
+      Files.deleteIfExists(jvm.log());
+    }
+  }
+}
