@@ -10,13 +10,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a test main class in a fresh JVM with this JVM's class path and JIT flags. */
-final class ForkedJvm {
+public final class ForkedJvm {
   /** What the forked JVM did: whether it finished in time, its exit status and its combined output. */
-  record Result(boolean finished, int exitStatus, String output) {}
+  public record Result(boolean finished, int exitStatus, String output) {}
 
   private ForkedJvm() {}
 
-  static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
+  public static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
+    return run(mainClass, heap, timeoutMinutes, List.of(), List.of());
+  }
+
+  /** As {@link #run(Class, String, long)}, with more JVM options before the class and arguments after it. */
+  public static Result run(Class<?> mainClass, String heap, long timeoutMinutes, List<String> jvmOptions,
+      List<String> args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -26,9 +32,11 @@ final class ForkedJvm {
       }
     }
     command.add("-Xmx" + heap);
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass.getName());
+    command.addAll(args);
     // Output goes to a file, so a hung child can be timed out and a full pipe never stalls it.
     Path log = Files.createTempFile("forked-jvm", ".log");
     try {
