@@ -171,15 +171,19 @@ final class GuestRun {
         // Closed after the result is handed over (closing a Python context takes tens of ms), still on
         // this thread, before it takes another run.
         RunEnvironment env = environment;
-        if (env != null) {
-          env.close();
+        try {
+          if (env != null) {
+            env.close();
+          }
+        } finally {
+          watch.release(); // only now is what the guest held unreachable
         }
       });
     } catch (RejectedExecutionException | OutOfMemoryError e) {
       // No thread to run on (closing, or the JVM is out of native threads): the run fails, the host
       // keeps serving.
       LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
-      watch.stop();
+      watch.release();
       closePrepared();
       finish(new Raw(null, internalError()));
     }
@@ -202,6 +206,7 @@ final class GuestRun {
   /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
     guard.runsOnThisThread();
+    meter.startCharging();
     RunEnvironment env;
     if (prepared != null) {
       env = prepared;
