@@ -319,9 +319,20 @@ public final class PolyglotSandbox implements AutoCloseable {
     }
 
     /**
-     * The fraction of the maximum heap that, in use after a garbage collection, counts as pressure:
-     * the sandbox then stops the running guest that allocated the most (limit {@code memory}), one per
-     * collection, so that the host and the other guests keep working. Default 0.85.
+     * The heap budget, as a fraction of the maximum heap ({@code -Xmx}, {@link Runtime#maxMemory()}):
+     * what the host's own live data and every running guest (of every sandbox in the JVM) may hold
+     * together. Default 0.85.
+     *
+     * <p>Each run is charged what its thread allocated since it took the run, context creation
+     * included, and each garbage collection credits back what cannot have survived it. When that
+     * estimate passes the budget (less what the guests allocate in a quarter of a second, and never
+     * within a tenth of the heap of its end), the guests whose programs allocated the most are stopped
+     * with limit {@code memory} until it is a tenth of the heap below; a run whose program allocated less
+     * than 1/64 of the heap is never stopped for this. While the estimate is halfway there, or a stopped
+     * run has not yet ended, new runs wait for their turn (they are not refused) unless none is running.
+     * In a JVM with several sandboxes, the lowest budget applies to all.
+     *
+     * @throws IllegalArgumentException if {@code fraction} is not in (0.1, 1.0]
      */
     public Builder heapPressureThreshold(double fraction) {
       if (!(fraction > 0.1 && fraction <= 1.0)) {

@@ -10,14 +10,21 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a test main class in a fresh JVM with this JVM's class path and JIT flags. */
-final class ForkedJvm {
+public final class ForkedJvm {
   /** What the forked JVM did: whether it finished in time, its exit status and its combined output. */
-  record Result(boolean finished, int exitStatus, String output) {}
+  public record Result(boolean finished, int exitStatus, String output) {}
 
   private ForkedJvm() {}
 
-  static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
-    List<String> command = command(mainClass, heap);
+  public static Result run(Class<?> mainClass, String heap, long timeoutMinutes) throws IOException, InterruptedException {
+    return run(mainClass, heap, timeoutMinutes, List.of(), List.of());
+  }
+
+  /** As {@link #run(Class, String, long)}, with more JVM options before the class and arguments after it. */
+  public static Result run(Class<?> mainClass, String heap, long timeoutMinutes, List<String> jvmOptions,
+      List<String> args) throws IOException, InterruptedException {
+    List<String> command = command(mainClass, heap, jvmOptions);
+    command.addAll(args);
     // Output goes to a file, so a hung child can be timed out and a full pipe never stalls it.
     Path log = Files.createTempFile("forked-jvm", ".log");
     try {
@@ -41,22 +48,23 @@ final class ForkedJvm {
 
   /** Starts {@code mainClass} with {@code args} in a fresh JVM and returns at once. */
   static Running start(Class<?> mainClass, String heap, String... args) throws IOException {
-    List<String> command = command(mainClass, heap);
+    List<String> command = command(mainClass, heap, List.of());
     command.addAll(List.of(args));
     Path log = Files.createTempFile("forked-jvm", ".log");
     return new Running(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
   }
 
-  private static List<String> command(Class<?> mainClass, String heap) {
+  private static List<String> command(Class<?> mainClass, String heap, List<String> jvmOptions) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("-XX:+") || arg.startsWith("--upgrade-module-path") || arg.startsWith("--enable-native-access")
-          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss")) {
+          || arg.startsWith("--sun-misc") || arg.startsWith("-Xss") || arg.startsWith("-da:")) {
         command.add(arg);
       }
     }
     command.add("-Xmx" + heap);
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass.getName());

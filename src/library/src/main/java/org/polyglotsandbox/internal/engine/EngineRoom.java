@@ -17,10 +17,12 @@ import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.audit.Auditor;
+import org.polyglotsandbox.internal.boundary.PlainData;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
@@ -84,7 +86,10 @@ final class EngineRoom extends SandboxCore {
     this.api = api;
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + SANDBOXES.incrementAndGet());
     this.startTimeout = s.startTimeout();
-    this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns());
+    this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
+    // While the host heap is over budget, new runs wait rather than add to it.
+    this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns(), watchdog::admitsNewRuns);
+    watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
@@ -94,7 +99,6 @@ final class EngineRoom extends SandboxCore {
     }
     this.toolRegistry = new ToolRegistry(bindings);
     this.interpreterFiles = InterpreterFiles.locate();
-    this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
     this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
   }
 
@@ -329,11 +333,20 @@ final class EngineRoom extends SandboxCore {
         }
         interpreterFiles.verify(prefix);
       }
+      // Every path a run can end on, taken once now: a class or call site first initialised later could
+      // fall on a heap that a guest is filling, and a class whose initialiser fails then breaks every
+      // later run in the JVM (issue 15, item 2).
+      warmUpRun(language, WarmUp.withInputs(language), Map.of("warm", PlainData.toJson(WarmUp.INPUT,
+          PlainData.Format.strict(64, 1000))), WARM_UP_LIMITS, Outcome.OK);
+      warmUpRun(language, WarmUp.guestError(language), Map.of(), WARM_UP_LIMITS, Outcome.GUEST_ERROR);
+      warmUpRun(language, WarmUp.allocate(language), Map.of(), Limits.builder().wallTime(Duration.ofMinutes(3))
+          .maxAllocatedBytes(1 << 20).build(), Outcome.LIMIT_EXCEEDED);
     }
+    watchdog.noteHostBaseline();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
       pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool",
-          () -> admission.running() > 0, REFILL_DEFER);
+          () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER);
     }
     if (jitBudget.isZero()) {
       return;
@@ -360,21 +373,57 @@ final class EngineRoom extends SandboxCore {
   }
 
   private ExecutionResult warmUpRun(Language language, String code) {
+    return warmUpRun(language, code, Map.of(), WARM_UP_LIMITS, Outcome.OK);
+  }
+
+  private ExecutionResult warmUpRun(Language language, String code, Map<String, String> inputs, Limits limits,
+      Outcome expected) {
     // Trusted code; the first Python context in a JVM takes seconds (more on a busy machine), hence
     // WARM_UP_START, and the generous wall time is for the JIT on a slow machine.
-    Policy warm = Policy.builder().allowLanguages(language)
-        .limits(Limits.builder().wallTime(Duration.ofMinutes(3)).build()).build();
+    Policy warm = Policy.builder().allowLanguages(language).limits(limits).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
-    ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, Map.of(),
+    ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, inputs,
         ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START).execute();
-    if (!r.isOk()) {
+    if (r.outcome() != expected) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
           + r.errorMessage().orElse(""));
     }
     return r;
   }
 
+  /** Trusted code, but the first Python context in a JVM takes seconds (more on a busy machine). */
+  private static final Limits WARM_UP_LIMITS = Limits.builder().wallTime(Duration.ofMinutes(3)).build();
+
   private static final class WarmUp {
+    /** An input of every kind of plain data. */
+    static final Map<String, Object> INPUT = Map.of("n", 3, "x", 2.5, "s", "text", "b", true,
+        "l", List.of(1, "a", List.of()), "big", new java.math.BigInteger("123456789012345678901234567890"));
+
+    /** Reads the input and returns a value of every kind the copy-out knows. */
+    static String withInputs(Language language) {
+      return switch (language) {
+        case JAVASCRIPT -> "({n: warm.n * 2, x: warm.x, s: warm.s + '!', b: !warm.b, z: null,"
+            + " l: warm.l.concat([[1.5]]), m: new Map([['k', 1]]).size, big: String(warm.big)})";
+        case PYTHON -> "{'n': warm['n'] * 2, 'x': warm['x'], 's': warm['s'] + '!', 'b': not warm['b'],"
+            + " 'z': None, 'l': warm['l'] + [[1.5], (2,)], 'big': warm['big'] * 2}";
+      };
+    }
+
+    static String guestError(Language language) {
+      return switch (language) {
+        case JAVASCRIPT -> "function f() { throw new TypeError('warm-up'); }\nf();";
+        case PYTHON -> "def f():\n    raise ValueError('warm-up')\nf()";
+      };
+    }
+
+    /** Allocates past a 1 MiB cap, then spins until the watchdog stops it: a tripped limit, a cancelled context. */
+    static String allocate(Language language) {
+      return switch (language) {
+        case JAVASCRIPT -> "const keep = [];\nfor (let i = 0; i < 500; i++) keep.push(new Array(1000).fill(0));\nfor (;;) {}";
+        case PYTHON -> "keep = [[0] * 1000 for i in range(500)]\nwhile True:\n    pass";
+      };
+    }
+
     static String code(Language language) {
       return switch (language) {
         case JAVASCRIPT -> "function f(n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"

@@ -240,8 +240,12 @@ final class GuestRun {
         // Closed after the result is handed over (closing a Python context takes tens of ms), still on
         // this thread, before it takes another run.
         RunEnvironment env = environment;
-        if (env != null) {
-          env.close();
+        try {
+          if (env != null) {
+            env.close();
+          }
+        } finally {
+          releaseWatch(); // only now is what the guest held unreachable
         }
       });
     } catch (RejectedExecutionException | OutOfMemoryError e) {
@@ -249,6 +253,7 @@ final class GuestRun {
       // keeps serving.
       LOG.log(System.Logger.Level.ERROR, "could not start a guest thread", e);
       startTimer.stop();
+      releaseWatch();
       closePrepared();
       finish(new Raw(null, internalError()));
     }
@@ -292,6 +297,14 @@ final class GuestRun {
     }
   }
 
+  /** Ends the run's share of the heap budget (a run whose guest never started has none). */
+  private void releaseWatch() {
+    Watchdog.Watch w = watch;
+    if (w != null) {
+      w.release();
+    }
+  }
+
   /**
    * On the watchdog thread, at the start timeout: a run still being set up fails with
    * {@link RejectedExecutionException} and its guest never starts. Must not block.
@@ -330,6 +343,7 @@ final class GuestRun {
 
   /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
+    meter.startCharging();
     RunEnvironment env;
     if (prepared != null) {
       env = prepared;

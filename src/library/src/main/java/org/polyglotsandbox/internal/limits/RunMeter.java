@@ -14,7 +14,15 @@ public final class RunMeter {
   private final RunGuard guard;
   private final Duration maxCpu;
   private final long maxAllocated;
+  // Made now, not when a limit trips: string concatenation is bootstrapped on first use, and that first
+  // use must not fall on a heap that is running out.
+  private final String cpuDetail;
+  private final String memoryDetail;
   private volatile long threadId = -1;
+  /** The guest thread and its allocation when it took the run, before making the context; see {@link #chargedBytes}. */
+  private volatile long chargedThreadId = -1;
+  private volatile long chargedBase;
+  private volatile long chargedAtEnd = -1;
   private long cpuBase;
   private long allocatedBase;
   private volatile long cpuAtEnd = -1;
@@ -24,6 +32,34 @@ public final class RunMeter {
     this.guard = guard;
     this.maxCpu = maxCpu;
     this.maxAllocated = maxAllocated;
+    this.cpuDetail = "CPU time exceeded " + maxCpu.toMillis() + " ms";
+    this.memoryDetail = "allocated more than " + maxAllocated + " bytes";
+  }
+
+  /**
+   * Starts counting the run's share of the heap; call on the guest thread when it takes the run, before
+   * it makes the context, whose own footprint is the run's too.
+   */
+  public void startCharging() {
+    chargedBase = THREADS.getCurrentThreadAllocatedBytes();
+    chargedThreadId = Thread.currentThread().threadId();
+  }
+
+  /**
+   * What the heap guard counts against the budget: the guest thread's allocation since
+   * {@link #startCharging()} (context creation included), or since {@link #start()} without it. An upper
+   * bound of what the run holds, garbage included. Read from any thread.
+   */
+  long chargedBytes() {
+    long end = chargedAtEnd;
+    if (end >= 0) {
+      return end;
+    }
+    long id = chargedThreadId;
+    if (id < 0) {
+      return allocatedBytes();
+    }
+    return Math.max(0, THREADS.getThreadAllocatedBytes(id) - chargedBase);
   }
 
   /** Takes the baselines; call on the guest thread just before the program starts. */
@@ -35,6 +71,9 @@ public final class RunMeter {
 
   /** Takes the final readings; call on the guest thread when the program (and copy-out) is done. */
   public void finish() {
+    if (chargedThreadId >= 0) {
+      chargedAtEnd = THREADS.getCurrentThreadAllocatedBytes() - chargedBase;
+    }
     if (threadId >= 0) {
       cpuAtEnd = THREADS.getCurrentThreadCpuTime() - cpuBase;
       allocatedAtEnd = THREADS.getCurrentThreadAllocatedBytes() - allocatedBase;
@@ -75,13 +114,11 @@ public final class RunMeter {
     guard.checkInlineCall(System.nanoTime());
     Duration cpu = cpuTime();
     if (cpu.compareTo(maxCpu) > 0) {
-      guard.trip(org.polyglotsandbox.Limit.CPU_TIME, "CPU time exceeded " + maxCpu.toMillis() + " ms",
-          org.polyglotsandbox.Layer.WATCHDOG, true);
+      guard.trip(org.polyglotsandbox.Limit.CPU_TIME, cpuDetail, org.polyglotsandbox.Layer.WATCHDOG, true);
     }
     long allocated = allocatedBytes();
     if (allocated > maxAllocated) {
-      guard.trip(org.polyglotsandbox.Limit.MEMORY, "allocated more than " + maxAllocated + " bytes",
-          org.polyglotsandbox.Layer.WATCHDOG, true);
+      guard.trip(org.polyglotsandbox.Limit.MEMORY, memoryDetail, org.polyglotsandbox.Layer.WATCHDOG, true);
     }
   }
 }

@@ -16,16 +16,17 @@ import org.polyglotsandbox.internal.text.Durations;
 
 /**
  * Every time limit of every run, in one place: the wall-clock deadline, the point past it where a guest
- * that ignores cancellation is abandoned, CPU time, heap allocation, inline tool calls past their
- * timeout, and host heap pressure, checked every {@value #PERIOD_MILLIS} ms on one daemon thread; and
+ * that ignores cancellation is abandoned, CPU time, heap allocation and inline tool calls past their
+ * timeout, checked every {@value #PERIOD_MILLIS} ms on one daemon thread; and
  * the statement limit, which GraalVM counts itself ({@link #statementLimit}).
  *
  * <p>Wall-clock time comes from a {@link Ticker}, so a test can move time by hand and call
  * {@link #tick()} instead of sleeping. CPU time and allocation are the guest thread's own, read from
  * the JVM ({@link RunMeter}).
  *
- * <p>When the host heap is fuller than the threshold after a collection, the run that allocated the
- * most is stopped, one per collection, so that one guest cannot starve the host or its neighbours.
+ * <p>The host heap is guarded JVM-wide by the {@link HeapSentinel}, on a thread of its own: every
+ * watched run counts against one budget, the heaviest allocators are stopped when the heap is over it,
+ * and {@link #admitsNewRuns()} holds new runs back until it recovers.
  */
 public final class Watchdog implements AutoCloseable {
   /** How often running guests are checked; bounds how far past a limit a guest gets. */
@@ -68,9 +69,19 @@ public final class Watchdog implements AutoCloseable {
       watches.remove(this);
     }
 
+    /**
+     * Ends the run's share of the heap budget: its context is closed, nothing it allocated is reachable.
+     * Called by the guest thread at the very end, or where the run never got one; a guest that was
+     * abandoned keeps its share until its thread returns. Idempotent.
+     */
+    public void release() {
+      stop();
+      heap.remove(meter);
+    }
+
     private void check(long now) {
       if (now - abandonAt >= 0) {
-        watches.remove(this);
+        stop();
         tripDeadline();
         onAbandon.run();
         return;
@@ -113,7 +124,8 @@ public final class Watchdog implements AutoCloseable {
   private final Ticker ticker;
   private final double heapThreshold;
   private final Set<Timer> timers = ConcurrentHashMap.newKeySet();
-  private final HeapPressure heap = HeapPressure.get();
+  private final HeapSentinel heap = HeapSentinel.get();
+  private final java.util.List<Runnable> reliefListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor thread;
   /**
@@ -123,10 +135,10 @@ public final class Watchdog implements AutoCloseable {
    */
   private final ExecutorService cancellers;
   private volatile Thread watchdogThread;
-  private long actedOnCollection = -1;
 
   /**
-   * @param heapThreshold fraction of the maximum heap in use after a collection that counts as pressure
+   * @param heapThreshold the fraction of the maximum heap that the host and all running guests may hold
+   *     together (see {@link HeapSentinel})
    * @param periodic whether to check every {@value #PERIOD_MILLIS} ms on a thread of its own; a test
    *     that moves the ticker by hand calls {@link #tick()} itself
    */
@@ -159,6 +171,7 @@ public final class Watchdog implements AutoCloseable {
   public Watch watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
     Watch w = new Watch(guard, meter, wallTime, grace, onAbandon);
     watches.add(w);
+    heap.add(meter, heapThreshold);
     return w;
   }
 
@@ -184,31 +197,39 @@ public final class Watchdog implements AutoCloseable {
         .build();
   }
 
-  /** One pass over every watched run and the host heap. Never throws. */
+  /** One pass over every watched run. Never throws. */
   public void tick() {
     try {
       long now = ticker.read();
       for (Timer t : timers) {
         t.check(now);
       }
-      RunMeter largest = null;
       for (Watch w : watches) {
         w.check(now);
-        if (w.meter.isRunning() && (largest == null || w.meter.allocatedBytes() > largest.allocatedBytes())) {
-          largest = w.meter;
-        }
-      }
-      long collections = heap.collections();
-      double used = heap.usedAfterLastCollection();
-      if (largest != null && used > heapThreshold && collections != actedOnCollection) {
-        actedOnCollection = collections;
-        largest.guard().trip(Limit.MEMORY, String.format("host heap under pressure (%.0f%% in use after"
-            + " garbage collection); this run allocated the most", used * 100), Layer.WATCHDOG, true);
       }
     } catch (RuntimeException e) {
       // A failed check must never kill the periodic task.
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "resource check failed", e);
     }
+  }
+
+  /**
+   * Whether a new run may start beside the running ones: false while the host heap is over budget or a
+   * run stopped for memory has not yet ended.
+   */
+  public boolean admitsNewRuns() {
+    return heap.admitsNewRuns();
+  }
+
+  /** Runs {@code listener} each time the heap pressure ends, until this watchdog is closed; it must be quick. */
+  public void onHeapRelief(Runnable listener) {
+    reliefListeners.add(listener);
+    heap.onRelief(listener);
+  }
+
+  /** Takes the heap in use now as the host's own share (see {@link HeapSentinel}); call after a warm-up. */
+  public void noteHostBaseline() {
+    heap.noteHostBaseline();
   }
 
   /** Where contexts are closed to cancel them: off the guest threads and off the watchdog thread. */
@@ -228,6 +249,7 @@ public final class Watchdog implements AutoCloseable {
 
   @Override
   public void close() {
+    reliefListeners.forEach(heap::removeReliefListener);
     thread.shutdown();
     cancellers.shutdown(); // closings already handed over still run; threads idle 60 s, then end
   }

@@ -5,19 +5,29 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 
 /**
  * Bounds how many runs execute at once and how many wait for a turn. Past both bounds a run is refused
  * at once; there is no unbounded queue. Waiting runs start in arrival order as running ones finish.
+ *
+ * <p>While {@code admitsMore} says no (the host heap is over budget), a run waits even for a free slot,
+ * unless none is running at all, until {@link #wake()} is called or a running one finishes.
  */
 public final class Admission {
   private final int maxRunning;
   private final int maxWaiting;
+  private final BooleanSupplier admitsMore;
   private final ArrayDeque<CompletableFuture<Void>> waiting = new ArrayDeque<>();
   private int running;
   private boolean closed;
 
   public Admission(int maxRunning, int maxWaiting) {
+    this(maxRunning, maxWaiting, () -> true);
+  }
+
+  /** @param admitsMore whether a run may start beside running ones (asked under this admission's lock) */
+  public Admission(int maxRunning, int maxWaiting, BooleanSupplier admitsMore) {
     if (maxRunning < 1) {
       throw new IllegalArgumentException("maxConcurrentRuns (" + maxRunning + ") must be at least 1");
     }
@@ -26,6 +36,7 @@ public final class Admission {
     }
     this.maxRunning = maxRunning;
     this.maxWaiting = maxWaiting;
+    this.admitsMore = admitsMore;
   }
 
   /**
@@ -41,7 +52,7 @@ public final class Admission {
     if (closed) {
       throw new IllegalStateException("sandbox is closed");
     }
-    if (running < maxRunning) {
+    if (waiting.isEmpty() && mayStartOne()) {
       running++;
       return CompletableFuture.completedFuture(null);
     }
@@ -63,23 +74,42 @@ public final class Admission {
     return turn;
   }
 
-  /** Gives a turn back; the longest-waiting run, if any, gets it. */
+  private boolean mayStartOne() {
+    return running < maxRunning && (running == 0 || admitsMore.getAsBoolean());
+  }
+
+  /** Gives a turn back; the longest-waiting run, if any, gets it (or waits on while the heap is over budget). */
   public void release() {
-    CompletableFuture<Void> next;
     synchronized (this) {
-      next = waiting.poll();
-      while (next != null && next.isDone()) {
-        // Its caller gave up waiting (cancelled): skip it.
-        next = waiting.poll();
-      }
-      if (next == null) {
-        running--;
-        return;
-      }
+      running--;
     }
-    // Completed outside the lock: the run starts from here.
-    if (!next.complete(null)) {
-      release();
+    wake();
+  }
+
+  /** Starts waiting runs while slots are free and new runs are admitted; call when the heap recovers. */
+  public void wake() {
+    while (true) {
+      CompletableFuture<Void> next;
+      synchronized (this) {
+        if (!mayStartOne()) {
+          return;
+        }
+        next = waiting.poll();
+        while (next != null && next.isDone()) {
+          // Its caller gave up waiting (cancelled): skip it.
+          next = waiting.poll();
+        }
+        if (next == null) {
+          return;
+        }
+        running++;
+      }
+      // Completed outside the lock: the run starts from here.
+      if (!next.complete(null)) {
+        synchronized (this) {
+          running--;
+        }
+      }
     }
   }
 

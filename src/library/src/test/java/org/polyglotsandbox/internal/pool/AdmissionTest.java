@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class AdmissionTest {
@@ -58,6 +59,40 @@ class AdmissionTest {
     assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(IllegalStateException.class);
     assertThatThrownBy(admission::acquire).isInstanceOf(IllegalStateException.class).hasMessage("sandbox is closed");
+  }
+
+  @Test
+  void whileTheHeapIsOverBudget_newRunsWaitBesideRunningOnes_andStartWhenItRecovers() {
+    AtomicBoolean admits = new AtomicBoolean(true);
+    Admission admission = new Admission(4, 4, admits::get);
+    assertThat(admission.acquire()).isDone();
+    admits.set(false);
+    CompletableFuture<Void> second = admission.acquire();
+    CompletableFuture<Void> third = admission.acquire();
+    assertThat(second).isNotDone(); // three slots free, but the heap is over budget
+    assertThat(admission.waiting()).isEqualTo(2);
+
+    admission.wake(); // still over budget: nothing starts
+    assertThat(second).isNotDone();
+
+    admits.set(true);
+    admission.wake();
+    assertThat(second).isDone();
+    assertThat(third).isDone();
+    assertThat(admission.running()).isEqualTo(3);
+  }
+
+  @Test
+  void whileTheHeapIsOverBudget_aRunStillStartsWhenNoneIsRunning() {
+    AtomicBoolean admits = new AtomicBoolean(false);
+    Admission admission = new Admission(4, 4, admits::get);
+    assertThat(admission.acquire()).isDone(); // nothing to wait for: holding it would never end
+    CompletableFuture<Void> second = admission.acquire();
+    assertThat(second).isNotDone();
+
+    admission.release();
+    assertThat(second).isDone();
+    assertThat(admission.running()).isEqualTo(1);
   }
 
   @Test

@@ -1,0 +1,366 @@
+package org.polyglotsandbox.internal.limits;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryNotificationInfo;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+import org.polyglotsandbox.Layer;
+import org.polyglotsandbox.Limit;
+
+/**
+ * The JVM-wide heap guard: every running guest of every sandbox counted against one budget, a fraction
+ * of the maximum heap ({@link Runtime#maxMemory()}), on a daemon thread of its own that looks more
+ * often the faster the guests allocate (every 1 to {@value Watchdog#PERIOD_MILLIS} ms), and is woken by
+ * every garbage collection and by the heap pools' usage thresholds.
+ *
+ * <p>GraalVM CE cannot say how much of the heap a context holds, so each run is charged what its thread
+ * allocated since it took the run (its context's creation included): an upper bound of what it holds,
+ * exact for a guest that keeps everything. Each collection then credits the runs: what survived it, less
+ * the host's own share (the lowest heap reading after a collection in the last
+ * {@value #HOST_WINDOW_SECONDS} s), is all the runs can hold, and their charges are scaled down to it in
+ * proportion. The host's share plus the charges is the estimate of the live heap; between collections
+ * it grows by every byte the runs allocate.
+ *
+ * <ul>
+ *   <li>When the estimate passes the kill line, or the heap after a collection passes nine tenths, the
+ *       runs whose programs allocated the most are stopped ({@link Limit#MEMORY}), as many as it takes
+ *       to get a tenth of the heap below that line, never one whose program allocated less than
+ *       1/{@value #SMALLEST_VICTIM_SHARE} of the heap; while the heap stays over, each look stops more.
+ *       The kill line is the budget, lowered at high allocation rates by what the guests allocate in
+ *       {@value #CANCEL_LATENCY_MILLIS} ms (the time a cancellation may take to stop them on a busy
+ *       machine; at most two fifths of the heap) and kept a tenth of the heap below its end. The rate is
+ *       the peak, forgotten by half each second.
+ *   <li>Once the estimate is halfway from the host's share to the kill line, or while a run stopped
+ *       for memory has not yet ended, no new run starts beside running ones ({@link #admitsNewRuns()});
+ *       listeners hear when that ends.
+ * </ul>
+ *
+ * <p>In a JVM with several sandboxes the lowest threshold among the running guests applies.
+ */
+final class HeapSentinel {
+  private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
+  private static final HeapSentinel INSTANCE = new HeapSentinel();
+  static final long HOST_WINDOW_SECONDS = 30;
+  static final long CANCEL_LATENCY_MILLIS = 250;
+  static final int SMALLEST_VICTIM_SHARE = 64;
+  private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long MAX_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(Watchdog.PERIOD_MILLIS);
+  private static final long MIB = 1 << 20;
+
+  /** One run under guard. */
+  private static final class Entry {
+    final RunMeter meter;
+    final double threshold;
+    /** Bytes of the charge that collections showed cannot be live; guarded by the sentinel. */
+    long credit;
+    long atLastCheck;
+    volatile boolean stoppedHere;
+
+    Entry(RunMeter meter, double threshold) {
+      this.meter = meter;
+      this.threshold = threshold;
+    }
+
+    long live() {
+      return Math.max(0, meter.chargedBytes() - credit);
+    }
+
+    boolean stopped() {
+      return meter.guard().isCancelled();
+    }
+  }
+
+  /** A heap reading after a collection. */
+  private record Reading(long nanos, long used) {}
+
+  private final long maxHeap = Runtime.getRuntime().maxMemory();
+  private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
+      .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
+  private final Map<RunMeter, Entry> runs = new ConcurrentHashMap<>();
+  private final List<Runnable> reliefListeners = new CopyOnWriteArrayList<>();
+  /** Heap readings after collections, oldest first, within the host window; guarded by this. */
+  private final ArrayDeque<Reading> readings = new ArrayDeque<>();
+  private final Thread thread;
+  private volatile long usedAfterLastCollection;
+  private volatile boolean pressure;
+  /** Set by a look that ended the pressure, for the loop to tell the listeners. */
+  private boolean relieved;
+  private long lastCheckNanos = System.nanoTime();
+  private double rate;
+
+  private HeapSentinel() {
+    long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    readings.add(new Reading(System.nanoTime(), usedNow)); // garbage included: an over-estimate
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (gc instanceof NotificationEmitter emitter) {
+        emitter.addNotificationListener((n, handback) -> {
+          if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+            onCollection(GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData()));
+          }
+        }, null, null);
+      }
+    }
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      long max = pool.getUsage().getMax();
+      // Only where nobody set one: the thresholds are the JVM's, and the embedder may use them too.
+      if (pool.getType() == MemoryType.HEAP && pool.isUsageThresholdSupported() && max > 0
+          && pool.getUsageThreshold() == 0) {
+        pool.setUsageThreshold(max / 2);
+      }
+    }
+    if (ManagementFactory.getMemoryMXBean() instanceof NotificationEmitter emitter) {
+      emitter.addNotificationListener((n, handback) -> wake(),
+          n -> MemoryNotificationInfo.MEMORY_THRESHOLD_EXCEEDED.equals(n.getType()), null);
+    }
+    // What a stop needs, used once now: its first use must not fall on a heap that is running out.
+    detail(0, 0, 0);
+    largestFirst(new long[] {1, 2});
+    thread = Thread.ofPlatform().name("polyglot-sandbox-heap-sentinel").daemon(true).unstarted(this::loop);
+    thread.setPriority(Thread.MAX_PRIORITY);
+    thread.start();
+  }
+
+  static HeapSentinel get() {
+    return INSTANCE;
+  }
+
+  /**
+   * Takes the heap in use now, garbage included, as the host's share until a collection shows less:
+   * called when a sandbox is built, so that the engine and its warm-up count as the host's.
+   */
+  void noteHostBaseline() {
+    long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    synchronized (this) {
+      readings.clear();
+      readings.add(new Reading(System.nanoTime(), usedNow));
+    }
+  }
+
+  /** Guards one run until {@link #remove}; {@code threshold} is its sandbox's budget, a fraction of the heap. */
+  void add(RunMeter meter, double threshold) {
+    runs.put(meter, new Entry(meter, threshold));
+    wake();
+  }
+
+  /** Ends a run's charge: what it held is unreachable now. */
+  void remove(RunMeter meter) {
+    if (runs.remove(meter) != null && pressure) {
+      wake(); // its memory may have been the pressure
+    }
+  }
+
+  /** Whether a new run may start beside the running ones: false while the heap is near its budget. */
+  boolean admitsNewRuns() {
+    return !pressure;
+  }
+
+  /** Runs {@code listener} (on the sentinel's thread; it must be quick) each time the pressure ends. */
+  void onRelief(Runnable listener) {
+    reliefListeners.add(listener);
+  }
+
+  void removeReliefListener(Runnable listener) {
+    reliefListeners.remove(listener);
+  }
+
+  private void wake() {
+    LockSupport.unpark(thread);
+  }
+
+  private void onCollection(GarbageCollectionNotificationInfo info) {
+    long used = 0;
+    for (Map.Entry<String, MemoryUsage> pool : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+      if (heapPools.contains(pool.getKey())) {
+        used += pool.getValue().getUsed();
+      }
+    }
+    long now = System.nanoTime();
+    synchronized (this) {
+      readings.add(new Reading(now, used));
+      while (readings.size() > 1
+          && now - readings.peekFirst().nanos() > TimeUnit.SECONDS.toNanos(HOST_WINDOW_SECONDS)) {
+        readings.pollFirst();
+      }
+      // What survived, less the host's share, is all the runs can hold: scale their charges down to it.
+      long canHold = Math.max(0, used - hostEstimate());
+      List<Entry> all = new ArrayList<>(runs.values());
+      long[] live = new long[all.size()];
+      long total = 0;
+      for (int i = 0; i < live.length; i++) {
+        live[i] = all.get(i).live();
+        total += live[i];
+      }
+      if (total > canHold) {
+        double keep = (double) canHold / total;
+        for (int i = 0; i < live.length; i++) {
+          all.get(i).credit += (long) (live[i] * (1 - keep));
+        }
+      }
+    }
+    usedAfterLastCollection = used;
+    wake();
+  }
+
+  /** The host's own live heap, at most: the lowest reading after a collection in the window. Holds this. */
+  private long hostEstimate() {
+    long min = Long.MAX_VALUE;
+    for (Reading r : readings) {
+      min = Math.min(min, r.used());
+    }
+    return min;
+  }
+
+  private void loop() {
+    while (true) {
+      long period = MAX_PERIOD_NANOS;
+      try {
+        if (runs.isEmpty()) {
+          if (pressure) {
+            pressure = false;
+            tellRelief();
+          }
+          LockSupport.park(this);
+          continue;
+        }
+        period = check();
+        if (relieved) {
+          relieved = false;
+          tellRelief();
+        }
+      } catch (RuntimeException | OutOfMemoryError e) {
+        // A failed check must never end the guard.
+        try {
+          LOG.log(System.Logger.Level.WARNING, "heap check failed", e);
+        } catch (Throwable ignored) {
+          // Logging needs memory too.
+        }
+      }
+      LockSupport.parkNanos(this, period);
+    }
+  }
+
+  /** One look at every run and the heap; returns how long until the next. */
+  private synchronized long check() {
+    long now = System.nanoTime();
+    List<Entry> all = new ArrayList<>(runs.values());
+    long[] live = new long[all.size()];
+    long[] program = new long[all.size()];
+    long total = 0;
+    long grew = 0;
+    double threshold = 1.0;
+    boolean stoppedPending = false;
+    for (int i = 0; i < live.length; i++) {
+      Entry e = all.get(i);
+      long charged = e.meter.chargedBytes();
+      live[i] = Math.max(0, charged - e.credit);
+      program[i] = e.meter.allocatedBytes();
+      grew += Math.max(0, charged - e.atLastCheck);
+      e.atLastCheck = charged;
+      total += live[i];
+      threshold = Math.min(threshold, e.threshold);
+      stoppedPending |= e.stoppedHere;
+    }
+    double seconds = Math.max(1, now - lastCheckNanos) / 1e9;
+    lastCheckNanos = now;
+    // Bytes per second: the peak, forgotten by half each second, since guests allocate in bursts.
+    rate = Math.max(grew / seconds, rate * Math.pow(0.5, seconds));
+    long host = hostEstimate();
+    long estimate = host + total;
+    long afterCollection = usedAfterLastCollection;
+    long budget = (long) (threshold * maxHeap);
+    long margin = maxHeap / 10;
+    long inFlight = Math.min(maxHeap * 2 / 5, (long) (rate * CANCEL_LATENCY_MILLIS / 1000));
+    long killLine = Math.min(budget, maxHeap - margin - inFlight);
+    long hardLine = maxHeap - margin;
+    if (estimate > killLine) {
+      stoppedPending |= stopHeaviest(all, live, program, estimate, killLine - margin, budget);
+    } else if (afterCollection > hardLine) {
+      stoppedPending |= stopHeaviest(all, live, program, afterCollection, hardLine - margin, budget);
+    }
+    // New runs wait once the runs hold half of what they may hold below the kill line, and until the runs
+    // stopped for memory have ended: with the heap that full the collector takes more time than the
+    // guests, and new runs would add to what the stopped ones have not yet given back.
+    long holdLine = host + (killLine - host) / 2;
+    setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending);
+    // Look again before the guests could allocate a quarter of what is left below the kill line.
+    long headroom = Math.max(0, killLine - estimate);
+    long period = rate <= 0 ? MAX_PERIOD_NANOS : (long) (headroom / rate / 4 * 1e9);
+    return Math.max(MIN_PERIOD_NANOS, Math.min(MAX_PERIOD_NANOS, period));
+  }
+
+  /**
+   * Stops the guests whose programs allocated the most, until {@code level} less what they hold is at
+   * most {@code target}. Runs already stopped still hold their memory until they end, so they free
+   * nothing here.
+   *
+   * @return whether it stopped any
+   */
+  private boolean stopHeaviest(List<Entry> all, long[] live, long[] program, long level, long target,
+      long budget) {
+    long smallest = maxHeap / SMALLEST_VICTIM_SHARE;
+    boolean any = false;
+    for (int i : largestFirst(program)) {
+      if (level <= target || program[i] < smallest) {
+        break; // the rest allocated less: stopping them would not free the heap
+      }
+      Entry e = all.get(i);
+      if (e.stopped()) {
+        continue;
+      }
+      e.stoppedHere = true;
+      any = true;
+      e.meter.guard().trip(Limit.MEMORY, detail(level, budget, program[i]), Layer.WATCHDOG, true);
+      level -= live[i];
+    }
+    return any;
+  }
+
+  /** Indexes into {@code values}, largest first. */
+  private static Integer[] largestFirst(long[] values) {
+    Integer[] order = new Integer[values.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparingLong((Integer i) -> values[i]).reversed());
+    return order;
+  }
+
+  private String detail(long level, long budget, long allocated) {
+    return "host heap near its limit (about " + level / MIB + " MiB live, budget " + budget / MIB + " MiB, "
+        + Math.round(100.0 * budget / Math.max(1, maxHeap)) + "% of the maximum heap); this run allocated"
+        + " the most (" + allocated / MIB + " MiB)";
+  }
+
+  private void setPressure(boolean now) {
+    relieved |= pressure && !now;
+    pressure = now;
+  }
+
+  /** Tells the listeners the pressure ended; on the sentinel's thread, outside its lock. */
+  private void tellRelief() {
+    for (Runnable r : reliefListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "heap relief listener failed", e);
+      }
+    }
+  }
+}
