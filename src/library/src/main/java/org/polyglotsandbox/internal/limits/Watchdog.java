@@ -199,17 +199,34 @@ public final class Watchdog implements AutoCloseable {
 
   /** One pass over every watched run. Never throws. */
   public void tick() {
+    // Nothing may escape: a periodic task that throws once is never run again, and every run's limits
+    // would be gone with it. Errors too: under an allocation bomb a check can meet an OutOfMemoryError.
     try {
       long now = ticker.read();
       for (Timer t : timers) {
-        t.check(now);
+        try {
+          t.check(now);
+        } catch (Throwable e) {
+          failed(e);
+        }
       }
       for (Watch w : watches) {
-        w.check(now);
+        try {
+          w.check(now);
+        } catch (Throwable e) {
+          failed(e);
+        }
       }
-    } catch (RuntimeException e) {
-      // A failed check must never kill the periodic task.
+    } catch (Throwable e) {
+      failed(e);
+    }
+  }
+
+  private static void failed(Throwable e) {
+    try {
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "resource check failed", e);
+    } catch (Throwable ignored) {
+      // out of memory even for the log line: the next tick tries again
     }
   }
 

@@ -61,6 +61,25 @@ class WatchdogTest {
     assertThat(guard.tripped().detail()).isEqualTo("wall time exceeded 500 ms");
   }
 
+  /**
+   * Regression: an Error thrown in one check (an OutOfMemoryError under an allocation bomb) escaped the
+   * periodic task, which the executor then never ran again; a later run's {@code time.sleep(3600)} was
+   * never stopped (BombBatteryTest hung). Now the tick finishes its other checks and keeps running.
+   */
+  @Test
+  void anErrorInOneCheck_neitherEscapesTheTick_norSkipsTheOtherRuns() {
+    watchdog.watch(guard, meter, Duration.ofMillis(100), Duration.ZERO, () -> {
+      throw new OutOfMemoryError("Java heap space");
+    });
+    RunGuard other = new RunGuard(Runnable::run);
+    watchdog.watch(other, new RunMeter(other, Duration.ofHours(1), Long.MAX_VALUE), Duration.ofMillis(100),
+        Duration.ofSeconds(5), () -> {});
+
+    now.addAndGet(Duration.ofMillis(100).toNanos());
+    org.assertj.core.api.Assertions.assertThatCode(watchdog::tick).doesNotThrowAnyException();
+    assertThat(other.tripped()).isEqualTo(new RunGuard.Trip(Limit.WALL_TIME, "wall time exceeded 100 ms"));
+  }
+
   @Test
   void aStoppedWatch_tripsNothing() {
     Watchdog.Watch w = watchdog.watch(guard, meter, Duration.ofSeconds(1), Duration.ofSeconds(1),
