@@ -349,22 +349,43 @@ final class GuestRun {
       env = prepared;
     } else {
       step = "making its context";
-      try {
-        env = RunEnvironment.create(engine, policy, script.language(), interpreterFiles, tools, guard, output)
-            .claim();
-        environment = env;
-        // Initialising the language (for Python, most of a fresh context's cost) is the sandbox's work:
-        // done here, before the guest's clock starts, as the warm pool does it in advance.
-        env.initialize();
-      } catch (RuntimeException e) {
-        if (guard.tripped() != null) {
-          return new Raw(null, null);
+      for (int attempt = 1; ; attempt++) {
+        try {
+          env = RunEnvironment.create(engine, policy, script.language(), interpreterFiles, tools, guard, output)
+              .claim();
+          environment = env;
+          // Initialising the language (for Python, most of a fresh context's cost) is the sandbox's work:
+          // done here, before the guest's clock starts, as the warm pool does it in advance.
+          env.initialize();
+          break;
+        } catch (RuntimeException | OutOfMemoryError e) {
+          if (guard.tripped() != null) {
+            return new Raw(null, null);
+          }
+          if (guard.isCancelled()) {
+            return cancelledByHost();
+          }
+          if (outOfMemory(e) && phase.get() == SETUP) {
+            // The host heap is full of a neighbour's (or a just-ended bomb's) data, not this guest's: the
+            // context is made again once memory is freed, until the start timeout says the sandbox is
+            // overloaded (BombBatteryTest: a Python context made right after a bomb raised MemoryError).
+            RunEnvironment failed = environment;
+            environment = null;
+            if (failed != null) {
+              failed.close();
+            }
+            step = "making its context (the host heap was full; attempt " + (attempt + 1) + ")";
+            try {
+              Thread.sleep(Math.min(1000, 50L * attempt));
+            } catch (InterruptedException interrupted) {
+              Thread.currentThread().interrupt();
+              return cancelledByHost();
+            }
+            continue;
+          }
+          LOG.log(System.Logger.Level.ERROR, "could not create a context", e);
+          return new Raw(null, internalError());
         }
-        if (guard.isCancelled()) {
-          return cancelledByHost();
-        }
-        LOG.log(System.Logger.Level.ERROR, "could not create a context", e);
-        return new Raw(null, internalError());
       }
     }
     environment = env;
@@ -384,6 +405,18 @@ final class GuestRun {
     Raw raw = run(env);
     checkResultSchema(raw);
     return raw.withFiles(env.fileSystem(), collectOutputFiles(env.fileSystem()));
+  }
+
+  /** Whether a context could not be made for want of host heap (GraalPy says MemoryError). */
+  private static boolean outOfMemory(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof OutOfMemoryError || (t instanceof PolyglotException p && p.isResourceExhausted())
+          || (t instanceof PolyglotException p2 && p2.isGuestException() && String.valueOf(p2.getMessage())
+              .startsWith("MemoryError"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The output boundary's last check of the value, on the copy: the script's result schema. */
