@@ -26,18 +26,7 @@ class Issue15StuckInlineHandlerTest {
   void aHandlerThatIgnoresInterrupts_delaysNoOtherRunsDeadline() throws Exception {
     CountDownLatch inHandler = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Tool stuck = Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
-      inHandler.countDown();
-      while (true) {
-        try {
-          if (release.await(10, TimeUnit.SECONDS)) {
-            return "released";
-          }
-        } catch (InterruptedException ignored) {
-          // a handler that swallows every interrupt
-        }
-      }
-    }).build();
+    Tool stuck = stuckTool(inHandler, release);
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(1)).maxStatements(Long.MAX_VALUE)
             .maxCpuTime(Duration.ofMinutes(5)).build()) // only the deadline may stop the loop
@@ -68,18 +57,7 @@ class Issue15StuckInlineHandlerTest {
   void aHandlerThatIgnoresInterrupts_doesNotHoldClose() throws Exception {
     CountDownLatch inHandler = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Tool stuck = Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
-      inHandler.countDown();
-      while (true) {
-        try {
-          if (release.await(10, TimeUnit.SECONDS)) {
-            return "released";
-          }
-        } catch (InterruptedException ignored) {
-          // a handler that swallows every interrupt
-        }
-      }
-    }).build();
+    Tool stuck = stuckTool(inHandler, release);
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofMinutes(5)).maxCpuTime(Duration.ofMinutes(5)).build())
         .allowTools("blk").build();
@@ -95,5 +73,21 @@ class Issue15StuckInlineHandlerTest {
     } finally {
       release.countDown();
     }
+  }
+
+  /** An inline tool whose handler ignores every interrupt until {@code release} opens. */
+  private static Tool stuckTool(CountDownLatch inHandler, CountDownLatch release) {
+    return Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
+      inHandler.countDown();
+      while (true) {
+        try {
+          if (release.await(10, TimeUnit.SECONDS)) {
+            return "released";
+          }
+        } catch (InterruptedException ignored) {
+          // a handler that swallows every interrupt
+        }
+      }
+    }).build();
   }
 }
