@@ -506,6 +506,12 @@ final class GuestRun {
     } catch (StackOverflowError e) {
       guard.trip(Limit.STACK, "stack exhausted", Layer.CONTEXT_PERMISSIONS, false);
       return new Raw(null, null);
+    } catch (OutOfMemoryError e) {
+      // The guest's own allocation ran the host heap out on its own thread, too fast or too large for the
+      // heap guard (GraalJS copying a 100-million-character error message into the host's exception):
+      // the guest's memory limit, not a failure of the sandbox. What it held is garbage now.
+      guard.trip(Limit.MEMORY, "the host heap ran out while the guest ran", Layer.WATCHDOG, false);
+      return new Raw(null, null);
     } finally {
       meter.finish();
     }

@@ -224,6 +224,13 @@ public final class Watchdog implements AutoCloseable {
 
   private static void failed(Throwable e) {
     try {
+      if (e instanceof OutOfMemoryError) {
+        // A guest's single huge allocation can fill the heap for a moment (README, Known limits); the
+        // check runs again on the next tick, once that memory is garbage.
+        System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+            "a resource check ran out of host heap; it runs again on the next tick");
+        return;
+      }
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING, "resource check failed", e);
     } catch (Throwable ignored) {
       // out of memory even for the log line: the next tick tries again
