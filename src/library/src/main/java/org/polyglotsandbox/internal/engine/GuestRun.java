@@ -407,12 +407,14 @@ final class GuestRun {
     return raw.withFiles(env.fileSystem(), collectOutputFiles(env.fileSystem()));
   }
 
-  /** Whether a context could not be made for want of host heap (GraalPy says MemoryError). */
+  /**
+   * Whether a context could not be made for want of host heap: the host's OutOfMemoryError, or what
+   * {@link ErrorClassifier} calls the memory limit in a guest's failure (GraalPy's MemoryError).
+   */
   private static boolean outOfMemory(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof OutOfMemoryError || (t instanceof PolyglotException p && p.isResourceExhausted())
-          || (t instanceof PolyglotException p2 && p2.isGuestException() && String.valueOf(p2.getMessage())
-              .startsWith("MemoryError"))) {
+      if (t instanceof OutOfMemoryError
+          || (t instanceof PolyglotException p && ErrorClassifier.classify(p).limit() == Limit.MEMORY)) {
         return true;
       }
     }
