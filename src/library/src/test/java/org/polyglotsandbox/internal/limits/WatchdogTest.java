@@ -11,13 +11,15 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.SandboxEvent;
 
-/** The watchdog's wall-clock rules, on a ticker moved by hand: no test here sleeps. */
+/** The watchdog's wall-clock rules and its timers, on a ticker moved by hand: no test here sleeps. */
 class WatchdogTest {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   private final Watchdog watchdog = new Watchdog(now::get, 0.99, false);
   private final RunGuard guard = new RunGuard(Runnable::run);
   private final RunMeter meter = new RunMeter(guard, Duration.ofHours(1), Long.MAX_VALUE);
   private final AtomicInteger abandoned = new AtomicInteger();
+  /** Times a {@link Watchdog#after} timer (the start timeout's) fired. */
+  private final AtomicInteger fired = new AtomicInteger();
 
   @AfterEach
   void close() {
@@ -103,5 +105,34 @@ class WatchdogTest {
 
     assertThat(guard.tripped().limit()).isEqualTo(Limit.STATEMENTS);
     assertThat(guard.events()).hasSize(1);
+  }
+
+  @Test
+  void aTimer_firesOnce_whenTheTickerPassesItsTimeout() {
+    watchdog.after(Duration.ofMillis(300), fired::incrementAndGet);
+
+    advance(Duration.ofMillis(299));
+    assertThat(fired).hasValue(0);
+    advance(Duration.ofMillis(1));
+    assertThat(fired).hasValue(1);
+    advance(Duration.ofSeconds(10));
+    assertThat(fired).hasValue(1);
+  }
+
+  @Test
+  void aStoppedTimer_neverFires() {
+    Watchdog.Timer t = watchdog.after(Duration.ofMillis(300), fired::incrementAndGet);
+    advance(Duration.ofMillis(100));
+    t.stop();
+    t.stop();
+    advance(Duration.ofSeconds(10));
+    assertThat(fired).hasValue(0);
+  }
+
+  @Test
+  void aZeroTimeout_firesOnTheNextTick() {
+    watchdog.after(Duration.ZERO, fired::incrementAndGet);
+    watchdog.tick();
+    assertThat(fired).hasValue(1);
   }
 }
