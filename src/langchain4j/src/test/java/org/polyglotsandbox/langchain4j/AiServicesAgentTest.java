@@ -74,7 +74,7 @@ class AiServicesAgentTest {
         .allowLanguages(Language.PYTHON, Language.JAVASCRIPT)
         .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
         .allowTools("shop.unitPrice")
-        .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(5_000_000).build())
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(2_000_000).build())
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy).tools(shopTools).build();
   }
@@ -121,7 +121,7 @@ class AiServicesAgentTest {
     assertThat(model.requests.get(0).toolSpecifications()).extracting(s -> s.name())
         .containsExactly("run_javascript", "run_python");
     assertThat(model.requests.get(0).toolSpecifications().get(1).description())
-        .contains("/data (read-only)", "shop.unitPrice", "wall time 5 s", "5000000 statements");
+        .contains("/data (read-only)", "shop.unitPrice", "wall time 5 s", "2000000 statements");
   }
 
   /**

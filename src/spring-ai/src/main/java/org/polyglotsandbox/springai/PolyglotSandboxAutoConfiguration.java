@@ -76,14 +76,14 @@ public class PolyglotSandboxAutoConfiguration {
       try {
         b.allowLanguages(Language.fromId(language));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("polyglot-sandbox.languages: " + e.getMessage(), e);
+        throw new IllegalArgumentException("polyglot-sandbox.languages: " + e.getMessage());
       }
     }
     for (String tool : p.getTools()) {
       try {
         b.allowTools(tool);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("polyglot-sandbox.tools: " + e.getMessage(), e);
+        throw new IllegalArgumentException("polyglot-sandbox.tools: " + e.getMessage());
       }
     }
     Policy draft;
@@ -121,7 +121,7 @@ public class PolyglotSandboxAutoConfiguration {
       }
       return draft.toBuilder().limits(limits.build()).build();
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("polyglot-sandbox.limits: " + e.getMessage(), e);
+      throw new IllegalArgumentException("polyglot-sandbox.limits: " + e.getMessage());
     }
   }
 }

@@ -42,7 +42,7 @@ class ChatClientAgentTest {
     sandbox = PolyglotSandbox.builder()
         .policy(Policy.builder().allowLanguages(Language.PYTHON, Language.JAVASCRIPT)
             .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
-            .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(5_000_000).build())
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(2_000_000).build())
             .build())
         .build();
     tools = SandboxToolCallbackProvider.of(sandbox, RUNS::add);
