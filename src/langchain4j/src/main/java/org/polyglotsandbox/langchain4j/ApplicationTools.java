@@ -107,7 +107,8 @@ public final class ApplicationTools {
      *
      * @throws IllegalArgumentException naming the method, if an object has no {@code @Tool} method, or a
      *     tool's name is not a valid sandbox tool name (letters, digits and underscores, starting with a
-     *     letter, no JavaScript or Python keyword), or two tools share a name
+     *     letter, no JavaScript or Python keyword), or two tools share a name, or a parameter has no name
+     *     (the class was compiled without {@code -parameters} and the parameter has no {@code @P(name)})
      */
     public List<Tool> build() {
       if (objects.isEmpty()) {
@@ -142,6 +143,15 @@ public final class ApplicationTools {
         b = Tool.builder(name);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("@Tool " + describe(method) + ": " + e.getMessage(), e);
+      }
+      for (java.lang.reflect.Parameter p : method.getParameters()) {
+        dev.langchain4j.agent.tool.P named = p.getAnnotation(dev.langchain4j.agent.tool.P.class);
+        if (!p.isNamePresent() && (named == null || named.name().isEmpty())
+            && spec.parameters() != null && spec.parameters().properties().containsKey(p.getName())) {
+          throw new IllegalArgumentException("@Tool " + describe(method) + ": parameter " + p.getName()
+              + " has no name in the class file, so guest code would have to pass it as " + p.getName()
+              + "; compile with -parameters or name it with @P(name = ...)");
+        }
       }
       b.description(spec.description() == null ? "" : spec.description())
           .parameters(parametersSchema(spec))
