@@ -2,8 +2,8 @@
 # expect: OK
 # stdout-contains: total: 403.45
 # Run: bin/sandbox run guest-samples/csv_total.py --policy guest-samples/policy.json
-# An agent runs it through run_python: src/langchain4j/.../CsvTotalAgentExampleTest.java and
-# src/spring-ai/.../CsvTotalAgentExampleTest.java (README, "Agent frameworks").
+# An agent sends this file as run_python's code: AiServicesAgentTest (src/langchain4j) and ChatClientAgentTest
+# (src/spring-ai), csvTotal_theAnswerCarriesTheValueThePythonComputed (README, "Agent frameworks").
 import csv
 
 with open('/data/sales.csv', newline='') as f:

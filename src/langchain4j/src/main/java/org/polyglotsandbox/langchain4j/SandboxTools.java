@@ -124,6 +124,9 @@ public final class SandboxTools implements ToolProvider {
       result = sandbox.run(script);
     } catch (RejectedExecutionException e) {
       return SandboxCodeExecutionEngine.busy(e);
+    } catch (IllegalArgumentException e) {
+      // An input the sandbox refuses when it encodes it: too deep, too many values, too much text.
+      return "Invalid arguments for " + name + ": " + e.getMessage() + ". Nothing ran.";
     }
     if (onRun != null) {
       onRun.accept(new AgentRun(memoryId, name, result));

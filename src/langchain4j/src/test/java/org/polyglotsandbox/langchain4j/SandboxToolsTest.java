@@ -106,6 +106,17 @@ class SandboxToolsTest {
   }
 
   @Test
+  void anInputTheSandboxRefusesToEncode_comesBackAsText_andNothingRuns() {
+    int before = RUNS.size();
+    String deep = "[".repeat(70) + "]".repeat(70);
+
+    String text = call("{\"code\": \"1\", \"inputs\": {\"deep\": " + deep + "}}");
+
+    assertThat(text).startsWith("Invalid arguments for run_javascript: input deep").endsWith("Nothing ran.");
+    assertThat(RUNS).hasSize(before);
+  }
+
+  @Test
   void theMemoryIdGoesWithTheRun() {
     call("{\"code\": \"tools.clock()\"}");
 

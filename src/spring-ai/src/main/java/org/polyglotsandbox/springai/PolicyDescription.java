@@ -18,6 +18,8 @@ import org.polyglotsandbox.Tool;
 final class PolicyDescription {
   /** At most this many characters of one tool's own description are repeated. */
   private static final int TOOL_DESCRIPTION_CHARS = 200;
+  /** At most this many characters of one tool's parameters schema are repeated. */
+  private static final int TOOL_SCHEMA_CHARS = 400;
 
   private PolicyDescription() {}
 
@@ -61,7 +63,9 @@ final class PolicyDescription {
         if (!d.isEmpty()) {
           out.append(" - ").append(d.length() > TOOL_DESCRIPTION_CHARS ? d.substring(0, TOOL_DESCRIPTION_CHARS) + "..." : d);
         }
-        out.append(", arguments ").append(t.parameters().replaceAll("\\s+", " "));
+        String schema = t.parameters().replaceAll("\\s+", " ");
+        out.append(", arguments ").append(schema.length() > TOOL_SCHEMA_CHARS
+            ? schema.substring(0, TOOL_SCHEMA_CHARS) + "... (cut)" : schema);
       }
       out.append('.');
     }

@@ -48,16 +48,23 @@ final class PolicyFileReader {
   }
 
   /**
-   * The policy the file describes, started from {@code Policy.builder()}; the caller adds languages when
-   * the file names none.
+   * What a policy file says.
+   *
+   * @param policy the policy, started from {@code Policy.builder()}
+   * @param namesLanguages whether the file has {@code languages}; if not, the caller must add some
+   */
+  record Read(Policy.Builder policy, boolean namesLanguages) {}
+
+  /**
+   * Reads {@code file}.
    *
    * @throws IllegalArgumentException naming the file, the field and the value
    */
-  static Policy.Builder read(Path file) {
+  static Read read(Path file) {
     return new PolicyFileReader(file).read();
   }
 
-  private Policy.Builder read() {
+  private Read read() {
     JsonNode root;
     try {
       if (!Files.isRegularFile(file)) {
@@ -130,7 +137,7 @@ final class PolicyFileReader {
         throw fail("workingDirectory", e.getMessage());
       }
     }
-    return b;
+    return new Read(b, languages != null);
   }
 
   private Mount mount(JsonNode m, String field) {

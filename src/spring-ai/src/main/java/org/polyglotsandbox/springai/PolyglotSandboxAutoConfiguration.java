@@ -71,7 +71,11 @@ public class PolyglotSandboxAutoConfiguration {
   }
 
   static Policy policy(PolyglotSandboxProperties p) {
-    Policy.Builder b = p.getPolicyFile() != null ? PolicyFileReader.read(p.getPolicyFile()) : Policy.builder();
+    PolicyFileReader.Read file = p.getPolicyFile() != null ? PolicyFileReader.read(p.getPolicyFile()) : null;
+    Policy.Builder b = file != null ? file.policy() : Policy.builder();
+    if ((file == null || !file.namesLanguages()) && p.getLanguages().isEmpty()) {
+      b.allowLanguages(Language.JAVASCRIPT);
+    }
     for (String language : p.getLanguages()) {
       try {
         b.allowLanguages(Language.fromId(language));
@@ -86,15 +90,7 @@ public class PolyglotSandboxAutoConfiguration {
         throw new IllegalArgumentException("polyglot-sandbox.tools: " + e.getMessage());
       }
     }
-    Policy draft;
-    try {
-      draft = b.build();
-    } catch (IllegalArgumentException e) {
-      if (!e.getMessage().startsWith("policy allows no language")) {
-        throw e;
-      }
-      draft = b.allowLanguages(Language.JAVASCRIPT).build();
-    }
+    Policy draft = b.build();
     PolyglotSandboxProperties.LimitsProperties l = p.getLimits();
     Limits.Builder limits = draft.limits().toBuilder();
     try {

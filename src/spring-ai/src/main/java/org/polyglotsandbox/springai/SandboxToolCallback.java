@@ -102,7 +102,9 @@ public final class SandboxToolCallback implements ToolCallback {
     try {
       result = sandbox.run(script);
     } catch (RejectedExecutionException e) {
-      return "The sandbox is too busy to run this code now (" + e.getMessage() + "). Nothing ran; try again later.";
+      return "The sandbox is too busy to run this code now (" + e.getMessage() + "). Nothing ran; try again later.";    } catch (IllegalArgumentException e) {
+      // An input the sandbox refuses when it encodes it: too deep, too many values, too much text.
+      return "Invalid arguments for " + definition.name() + ": " + e.getMessage() + ". Nothing ran.";
     }
     if (onRun != null) {
       onRun.accept(new SandboxRun(conversationId(toolContext), definition.name(), result));

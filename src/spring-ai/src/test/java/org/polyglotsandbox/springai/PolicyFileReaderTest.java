@@ -33,7 +33,7 @@ class PolicyFileReaderTest {
          "workingDirectory": "/scratch",
          "limits": {"wallTime": "1.5s", "maxCpuTime": "500ms", "maxStatements": 1000, "maxOutputBytes": "64k",
                     "stackSize": "8m", "maxAllocatedBytes": 1073741824},
-         "tools": ["kv.get", {"name": "clock"}]}""")).build();
+         "tools": ["kv.get", {"name": "clock"}]}""")).policy().build();
 
     assertThat(p.languages()).containsExactlyInAnyOrder(Language.PYTHON, Language.JAVASCRIPT);
     assertThat(p.mounts()).extracting(Mount::guestPath, Mount::isWritable)

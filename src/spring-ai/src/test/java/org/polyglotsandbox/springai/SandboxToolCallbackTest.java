@@ -79,6 +79,17 @@ class SandboxToolCallbackTest {
   }
 
   @Test
+  void anInputTheSandboxRefusesToEncode_comesBackAsText_andNothingRuns() {
+    int before = RUNS.size();
+    String deep = "[".repeat(70) + "]".repeat(70);
+
+    String text = callback.call("{\"code\": \"1\", \"inputs\": {\"deep\": " + deep + "}}");
+
+    assertThat(text).startsWith("Invalid arguments for run_javascript: input deep").endsWith("Nothing ran.");
+    assertThat(RUNS).hasSize(before);
+  }
+
+  @Test
   void aLanguageThePolicyDoesNotAllow_isRefused() {
     assertThatThrownBy(() -> SandboxToolCallback.builder(sandbox, Language.PYTHON))
         .hasMessage("the sandbox's policy does not allow language 'python' (allowed: [js])");
