@@ -127,6 +127,8 @@ class AiServicesAgentTest {
   /**
    * The guest tries the host's password file in each language: the sandbox denies it, the model reads the
    * denial, and the run's audit events, carried to the application with the agent's memory id, record it.
+   * What LangChain4j's own GraalVM Python engine does with the same code was not measured: its artifact,
+   * {@code langchain4j-code-execution-engine-graalvm-polyglot}, is not served by this build's repository.
    */
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {

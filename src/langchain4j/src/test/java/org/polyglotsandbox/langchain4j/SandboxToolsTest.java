@@ -57,8 +57,8 @@ class SandboxToolsTest {
   @Test
   void onlyTheLanguagesThePolicyAllows_areOffered() {
     assertThat(tools.specifications()).extracting(ToolSpecification::name).containsExactly("run_javascript");
-    assertThat(tools.provideTools(new ToolProviderRequest("m", UserMessage.from("hi"))).tools().keySet())
-        .extracting(ToolSpecification::name).containsExactly("run_javascript");
+    assertThat(tools.provideTools(new ToolProviderRequest("m", UserMessage.from("hi"))).aiServiceTools())
+        .extracting(t -> t.toolSpecification().name()).containsExactly("run_javascript");
   }
 
   @Test

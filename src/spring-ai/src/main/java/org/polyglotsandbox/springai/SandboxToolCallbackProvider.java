@@ -11,7 +11,7 @@ import org.springframework.ai.tool.ToolCallbackProvider;
 
 /**
  * A Spring AI {@link ToolCallbackProvider} with one {@link SandboxToolCallback} per language the
- * sandbox's policy allows, JavaScript first: {@code ChatClient.prompt().toolCallbacks(provider)}, or a bean
+ * sandbox's policy allows, JavaScript first: {@code ChatClient.prompt().toolCallbacks(provider.getToolCallbacks())}, or a bean
  * that Spring AI's MCP server starter exposes as tools.
  */
 public final class SandboxToolCallbackProvider implements ToolCallbackProvider {

@@ -57,7 +57,7 @@ class ChatClientAgentTest {
     RUNS.clear();
     return ChatClient.builder(model).build().prompt()
         .user(question)
-        .toolCallbacks(tools)
+        .toolCallbacks(tools.getToolCallbacks())
         .toolContext(Map.of(ChatMemory.CONVERSATION_ID, conversation))
         .call()
         .content();
