@@ -10,8 +10,9 @@ import org.polyglotsandbox.ExecutionResult;
  * called and the sandbox's result, whose {@link ExecutionResult#runId()} ties it to the sandbox's own
  * audit listener and JDK Flight Recorder events.
  *
- * @param memoryId the {@code @MemoryId} of the AiServices call, or {@code "default"} as LangChain4j
- *     passes it without one; null only when the executor was called directly with none
+ * @param memoryId the memory id LangChain4j passed to the tool executor: the AiServices method's
+ *     {@code @MemoryId} argument (LangChain4j's own default id when it has none); null when the executor
+ *     was called directly with none
  * @param tool {@code run_javascript} or {@code run_python}
  * @param result what the run returned
  */
