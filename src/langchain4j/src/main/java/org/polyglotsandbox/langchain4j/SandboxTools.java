@@ -41,8 +41,8 @@ import org.polyglotsandbox.Script;
  *
  * <p>The agent's {@code memoryId}, which LangChain4j hands every tool executor, goes with each run's
  * result to the {@link Builder#onRun} listener, on the calling thread, before the text returns to the
- * model. The library's own audit events (its listener, JDK Flight Recorder) carry the run id but not the
- * memory id: the public API has no per-run label, so {@link AgentRun} is where the two meet.
+ * model, and labels the run ({@code memory:<id>}, {@link org.polyglotsandbox.Script#withLabel}), so the
+ * sandbox's own audit events (its listener, JDK Flight Recorder) carry it too.
  */
 public final class SandboxTools implements ToolProvider {
   /** The most characters of code a model may send in one call. */
@@ -65,7 +65,7 @@ public final class SandboxTools implements ToolProvider {
     for (Language language : List.of(Language.JAVASCRIPT, Language.PYTHON)) {
       if (sandbox.policy().allows(language)) {
         String name = toolName(language);
-        map.put(specification(name, PolicyDescription.of(sandbox, language)),
+        map.put(specification(name, sandbox.describeForModel(language)),
             (request, memoryId) -> execute(language, name, request, memoryId));
       }
     }
@@ -121,7 +121,7 @@ public final class SandboxTools implements ToolProvider {
     }
     ExecutionResult result;
     try {
-      result = sandbox.run(script);
+      result = sandbox.run(script.withLabel(label("memory:", memoryId)));
     } catch (RejectedExecutionException e) {
       return SandboxCodeExecutionEngine.busy(e);
     } catch (IllegalArgumentException e) {
@@ -132,6 +132,23 @@ public final class SandboxTools implements ToolProvider {
       onRun.accept(new AgentRun(memoryId, name, result));
     }
     return result.toModelText(maxChars);
+  }
+
+  /**
+   * The run's label for an agent's id ({@link Script#withLabel}): the prefix and the id's text, control
+   * characters replaced and cut to the label's 128 characters; empty for none.
+   */
+  static String label(String prefix, Object id) {
+    if (id == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(prefix);
+    String text = String.valueOf(id);
+    for (int i = 0; i < text.length() && b.length() < 128; i++) {
+      char c = text.charAt(i);
+      b.append(Character.isISOControl(c) ? '?' : c);
+    }
+    return b.toString();
   }
 
   /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */

@@ -121,7 +121,7 @@ class AiServicesAgentTest {
     assertThat(model.requests.get(0).toolSpecifications()).extracting(s -> s.name())
         .containsExactly("run_javascript", "run_python");
     assertThat(model.requests.get(0).toolSpecifications().get(1).description())
-        .contains("/data (read-only)", "shop.unitPrice", "wall time 5 s", "2000000 statements");
+        .contains("/data (read-only)", "shop.unitPrice", "wall time 5 s", "2,000,000 statements");
   }
 
   /**
@@ -149,6 +149,7 @@ class AiServicesAgentTest {
       assertThat(e.target()).isEqualTo("/etc/passwd");
       assertThat(e.verdict()).isEqualTo(Verdict.DENIED);
       assertThat(e.runId()).isEqualTo(run.result().runId());
+      assertThat(e.label()).as("the sandbox's own audit event carries the memory id").isEqualTo("memory:mallory");
     });
   }
 

@@ -74,8 +74,8 @@ class SandboxToolsTest {
     String description = tools.specifications().get(0).description();
 
     assertThat(description).contains("JavaScript", "readText(path)", "/data (read-only)",
-        "/scratch (empty scratch directory, discarded after the run)", "clock - The time now",
-        "No network, processes, threads", "wall time 2 s", "1000000 statements", "1 MiB of output");
+        "/scratch (an empty scratch directory, in memory)", "clock (The time now)",
+        "No network, processes, threads", "wall time 2 s", "1,000,000 statements", "1 MiB of stdout and stderr");
   }
 
   @Test

@@ -27,7 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * argument the schema refuses, an input name the sandbox refuses, or a sandbox too busy to start the run
  * comes back as a one-line text saying nothing ran. The conversation id of the {@link ToolContext}
  * ({@link ChatMemory#CONVERSATION_ID}) goes with each run's result to the {@link Builder#onRun} listener,
- * before the text returns to the model; the library's own audit events carry the run id only.
+ * before the text returns to the model, and labels the run ({@code conversation:<id>},
+ * {@link Script#withLabel}), so the sandbox's own audit events carry it too.
  */
 public final class SandboxToolCallback implements ToolCallback {
   /** The most characters of code a model may send in one call. */
@@ -48,7 +49,7 @@ public final class SandboxToolCallback implements ToolCallback {
     this.maxChars = b.maxChars;
     this.definition = ToolDefinition.builder()
         .name(toolName(language))
-        .description(PolicyDescription.of(sandbox, language))
+        .description(sandbox.describeForModel(language))
         .inputSchema(INPUT_SCHEMA)
         .build();
   }
@@ -98,18 +99,36 @@ public final class SandboxToolCallback implements ToolCallback {
     } catch (IllegalArgumentException e) {
       return "Invalid arguments for " + definition.name() + ": " + e.getMessage() + ". Nothing ran.";
     }
+    String conversationId = conversationId(toolContext);
     ExecutionResult result;
     try {
-      result = sandbox.run(script);
+      result = sandbox.run(script.withLabel(label(conversationId)));
     } catch (RejectedExecutionException e) {
-      return "The sandbox is too busy to run this code now (" + e.getMessage() + "). Nothing ran; try again later.";    } catch (IllegalArgumentException e) {
+      return "The sandbox is too busy to run this code now (" + e.getMessage() + "). Nothing ran; try again later.";
+    } catch (IllegalArgumentException e) {
       // An input the sandbox refuses when it encodes it: too deep, too many values, too much text.
       return "Invalid arguments for " + definition.name() + ": " + e.getMessage() + ". Nothing ran.";
     }
     if (onRun != null) {
-      onRun.accept(new SandboxRun(conversationId(toolContext), definition.name(), result));
+      onRun.accept(new SandboxRun(conversationId, definition.name(), result));
     }
     return result.toModelText(maxChars);
+  }
+
+  /**
+   * The run's label for a conversation ({@link Script#withLabel}): {@code conversation:} and the id,
+   * control characters replaced and cut to the label's 128 characters; empty for none.
+   */
+  static String label(String conversationId) {
+    if (conversationId == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder("conversation:");
+    for (int i = 0; i < conversationId.length() && b.length() < 128; i++) {
+      char c = conversationId.charAt(i);
+      b.append(Character.isISOControl(c) ? '?' : c);
+    }
+    return b.toString();
   }
 
   private static String conversationId(ToolContext context) {

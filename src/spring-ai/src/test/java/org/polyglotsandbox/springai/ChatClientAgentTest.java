@@ -99,6 +99,8 @@ class ChatClientAgentTest {
         assertThat(e.operation()).isEqualTo(Operation.FILE_READ);
         assertThat(e.target()).isEqualTo("/etc/passwd");
         assertThat(e.verdict()).isEqualTo(Verdict.DENIED);
+        assertThat(e.label()).as("the sandbox's own audit event carries the conversation id")
+            .isEqualTo("conversation:mallory");
       });
     });
   }

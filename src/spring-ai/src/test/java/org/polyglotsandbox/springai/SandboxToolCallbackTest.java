@@ -44,7 +44,7 @@ class SandboxToolCallbackTest {
     assertThat(schema.get("required").toString()).isEqualTo("[\"code\"]");
     assertThat(schema.get("additionalProperties").booleanValue()).isFalse();
     assertThat(schema.get("properties").propertyNames()).containsExactly("code", "inputs");
-    assertThat(callback.getToolDefinition().description()).contains("JavaScript", "Files: none.", "wall time 10 s");
+    assertThat(callback.getToolDefinition().description()).contains("JavaScript", "Files: none (every file operation is denied)", "wall time 10 s");
   }
 
   @Test
