@@ -27,6 +27,7 @@ import java.util.stream.Stream;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 
 /**
  * The host side of the escape probe: a private temporary directory with a secret file and a secret
@@ -50,6 +51,8 @@ final class ProbeFixtures implements AutoCloseable {
 
   private static final long MAX_SAMPLE_BYTES = 1L << 20;
 
+  /** Where GraalPy's home is extracted on the host (configured path first): what no guest may see. */
+  final List<Path> hostPythonHomes = InterpreterFiles.locate().pythonHomes();
   final String nonce = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
   final Path dir;
   final Path secret;
@@ -188,6 +191,42 @@ final class ProbeFixtures implements AutoCloseable {
   }
 
   /**
+   * What the host's GraalPy home looks like: the cache's paths (as configured and real), its parent
+   * directories below the user's home, its version-hash name and the user's home, so that a probe can
+   * tell the guest saw none of it.
+   */
+  private List<String> hostHomeFacts() {
+    Set<String> facts = new LinkedHashSet<>();
+    for (Path home : hostPythonHomes) {
+      facts.add(home.toString());
+      facts.add(home.getFileName().toString());
+      for (Path p = home.getParent(); p != null && p.getNameCount() > 1; p = p.getParent()) {
+        facts.add(p.toString());
+      }
+    }
+    String userHome = System.getProperty("user.home", "");
+    if (userHome.length() > 1) {
+      facts.add(userHome);
+    }
+    return List.copyOf(facts);
+  }
+
+  /**
+   * The host's inode, device and modification time (seconds) of GraalPy's {@code json/__init__.py}, empty
+   * when GraalPy's home is not extracted (a JavaScript-only sandbox).
+   */
+  private List<Long> hostHomeStat() {
+    Path json = hostPythonHomes.get(0).resolve("lib/python3.12/json/__init__.py");
+    try {
+      Map<String, Object> a = Files.readAttributes(json, "unix:ino,dev,lastModifiedTime");
+      return List.of(((Number) a.get("ino")).longValue(), ((Number) a.get("dev")).longValue(),
+          ((java.nio.file.attribute.FileTime) a.get("lastModifiedTime")).toMillis() / 1000);
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return List.of();
+    }
+  }
+
+  /**
    * The {@code audit} value every probe receives: the nonce, the fixtures' host paths, the host's
    * environment variable names (never their values), what the guest's root directory should list, and
    * the markers and ports registered so far.
@@ -202,6 +241,9 @@ final class ProbeFixtures implements AutoCloseable {
     // What the host's identity looks like, so that a probe can tell the guest saw none of it.
     d.put("hostIdentity", List.of(String.valueOf(ProcessHandle.current().pid()), System.getProperty("user.name", ""),
         System.getProperty("user.home", ""), System.getProperty("os.version", "")));
+    d.put("hostHome", hostHomeFacts());
+    d.put("hostHomeStat", hostHomeStat());
+    d.put("virtualHome", Policy.PYTHON_HOME_PATH);
     Set<String> root = new LinkedHashSet<>();
     for (Mount m : policy.mounts()) {
       root.add(m.guestPath().substring(1).split("/")[0]);
