@@ -371,8 +371,9 @@ final class ProcessStateProbes {
       inodes = [e.inode() for e in os.scandir(os.path.dirname(json.__file__))]
       host = audit['hostHomeStat']
       seen = (st.st_ino, st.st_dev, int(st.st_mtime), st.st_uid, oct(st.st_mode), d.st_dev, oct(d.st_mode))
-      same = bool(host) and (host[0] in [st.st_ino, fs.st_ino] + inodes or host[1] in (st.st_dev, fs.st_dev, d.st_dev)
-                             or host[2] in (int(st.st_mtime), int(fs.st_mtime)))
+      same = (any(i in host['ino'] for i in [st.st_ino, fs.st_ino] + inodes)
+              or any(v in host['dev'] for v in (st.st_dev, fs.st_dev, d.st_dev))
+              or any(t in host['mtime'] for t in (int(st.st_mtime), int(fs.st_mtime))))
       return ('reachable: the host inode, device or time: ' if same else 'blocked: synthetic ') + str(seen)""";
 
   static final String PY_FILE_LIST_BESIDE_HOME = """
