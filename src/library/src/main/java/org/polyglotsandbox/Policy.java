@@ -23,6 +23,15 @@ import java.util.stream.Collectors;
  * each allowed name registered. No tool is allowed by default.
  */
 public final class Policy {
+  /**
+   * Where Python guests find GraalPy's home (its standard library below {@code lib/python3.12}):
+   * {@code sys.prefix}, {@code sys.path}, every module's {@code __file__} and code object name this path,
+   * never the host directory GraalVM extracted the interpreter to. Read-only; only what lies below it
+   * can be seen, and nothing around it ({@code /usr/lib} is as closed as any path outside the mounts).
+   * JavaScript guests see nothing there. No mount may lie at, inside or around it when Python is allowed.
+   */
+  public static final String PYTHON_HOME_PATH = "/usr/lib/graalpy";
+
   private final Set<Language> languages;
   private final List<Mount> mounts;
   private final Set<String> directoriesLeadingToMounts;
@@ -216,8 +225,8 @@ public final class Policy {
     /**
      * Returns the immutable policy.
      *
-     * @throws IllegalArgumentException if no language is allowed, two mounts overlap, or the working
-     *     directory is not inside a mount
+     * @throws IllegalArgumentException if no language is allowed, two mounts overlap, a mount overlaps
+     *     {@link #PYTHON_HOME_PATH} while Python is allowed, or the working directory is not inside a mount
      */
     public Policy build() {
       if (languages.isEmpty()) {
@@ -231,6 +240,14 @@ public final class Policy {
           if (a.contains(b.guestPath()) || b.contains(a.guestPath())) {
             throw new IllegalArgumentException(
                 "mounts overlap at guest paths " + a.guestPath() + " and " + b.guestPath());
+          }
+        }
+      }
+      if (languages.contains(Language.PYTHON)) {
+        for (Mount m : mounts) {
+          if (m.contains(PYTHON_HOME_PATH) || m.guestPath().startsWith(PYTHON_HOME_PATH + "/")) {
+            throw new IllegalArgumentException("mount " + m.guestPath() + " overlaps " + PYTHON_HOME_PATH
+                + ", where Python guests find GraalPy's standard library; mount it elsewhere");
           }
         }
       }

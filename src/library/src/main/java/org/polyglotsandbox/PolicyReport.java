@@ -29,7 +29,7 @@ public final class PolicyReport {
   public static final String ANY_OTHER_PATH = "<any other path>";
   /** The target of links, which are denied everywhere. */
   public static final String ANY_PATH = "<any path>";
-  /** The target of file operations on GraalPy's own files (its standard library, under {@code sys.prefix}). */
+  /** The target of file operations on GraalPy's own files (its standard library, at {@link Policy#PYTHON_HOME_PATH}). */
   public static final String PYTHON_HOME = "<GraalPy standard library>";
   /** The target of writes that would reach the host files behind the mounts. */
   public static final String HOST_SIDE_OF_MOUNTS = "<host files behind the mounts>";
@@ -183,7 +183,7 @@ public final class PolicyReport {
     if (python) {
       String why = "the interpreter's own files are read-only: a change would reach every later run and JVM";
       out.add(allowed(Operation.FILE_READ, PYTHON_HOME, VFS,
-          "Python only: a read-only view of GraalPy's standard library in the host's resource cache"));
+          "Python only: a read-only view of GraalPy's standard library, at " + Policy.PYTHON_HOME_PATH));
       out.add(allowed(Operation.FILE_LIST, PYTHON_HOME, VFS, "Python only: the same read-only view"));
       out.add(denied(Operation.FILE_WRITE, PYTHON_HOME, VFS, why));
       out.add(denied(Operation.FILE_CREATE, PYTHON_HOME, VFS, why));
@@ -241,9 +241,10 @@ public final class PolicyReport {
             + " kernel 6.0.0-sandbox, host name sandbox, 1 CPU, no load average); JavaScript has no such API"
         : "GraalJS has no process, os or host object, and its frames name no host path"));
     if (python) {
-      out.add(allowed(Operation.HOST_INFO, "<interpreter paths>", VFS,
-          "Python only: sys.prefix and module __file__s show where GraalPy's home is extracted on the host;"
-              + " nothing beside that directory is readable"));
+      out.add(denied(Operation.HOST_INFO, "<interpreter paths>", VFS,
+          "Python sees GraalPy's home at " + Policy.PYTHON_HOME_PATH + " (sys.prefix, sys.path, module files, code"
+              + " objects, tracebacks, real paths); never the host cache it is extracted to, nor its inode numbers,"
+              + " owner or times; nothing around it is listable"));
     }
     out.add(denied(Operation.NATIVE_ACCESS, "<any library>", PERMISSIONS_AND_CONSTRAINED,
         "ctypes, C extensions, WebAssembly"));

@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 
 /**
  * GraalPy's standard library lives in a host cache shared by every context and every later JVM. In the
@@ -32,8 +33,8 @@ class InterpreterFilesTest {
             .build())
         .build();
     ExecutionResult prefix = sandbox.run(Language.PYTHON, "import sys; sys.prefix");
-    assertThatRun(prefix).isOk();
-    pythonHome = Path.of((String) prefix.value());
+    assertThatRun(prefix).isOk().hasValue(Policy.PYTHON_HOME_PATH);
+    pythonHome = InterpreterFiles.locate().pythonHomes().get(0);
     assertThat(pythonHome).as("the extracted standard library").isDirectory();
   }
 

@@ -119,7 +119,8 @@ class PolicyReportTest {
         || e.target().equals("<interpreter paths>"));
     assertThat(entry(py, Operation.FILE_READ, PolicyReport.PYTHON_HOME).verdict()).isEqualTo(ALLOWED);
     assertThat(entry(py, Operation.HOST_INFO, "<interpreter paths>").verdict())
-        .as("what is not hidden is reported as allowed").isEqualTo(ALLOWED);
+        .as("the interpreter's home is virtual: its host path is denied").isNotEqualTo(ALLOWED);
+    assertThat(entry(py, Operation.HOST_INFO, "<interpreter paths>").note()).contains(Policy.PYTHON_HOME_PATH);
     assertThat(entry(py, Operation.HOST_INFO, "<user, process, kernel, host name, CPUs>").layers())
         .containsExactly(Layer.PROCESS_SHIELD);
     assertThat(entry(py, Operation.PROCESS_STATE, "signal handlers").layers()).containsExactly(Layer.PROCESS_SHIELD);

@@ -54,13 +54,14 @@ class PolicyExplainTest {
     assertThat(section(r.out(), "allowed (")).containsExactly(
         "file.list | / | virtual-file-system | empty: the policy mounts nothing",
         "file.read | <GraalPy standard library> | virtual-file-system | Python only: a read-only view of GraalPy's"
-            + " standard library in the host's resource cache",
+            + " standard library, at /usr/lib/graalpy",
         "file.list | <GraalPy standard library> | virtual-file-system | Python only: the same read-only view",
-        "host.info | <interpreter paths> | virtual-file-system | Python only: sys.prefix and module __file__s show"
-            + " where GraalPy's home is extracted on the host; nothing beside that directory is readable",
         "clock.read | <host clock> | - | at the host's resolution, in UTC; timing side channels are not mitigated",
         "output.write | stdout, stderr | output-boundary | together at most 1 MiB");
     assertThat(section(r.out(), "denied, the escape surface (")).contains(
+        "host.info | <interpreter paths> | virtual-file-system | Python sees GraalPy's home at /usr/lib/graalpy"
+            + " (sys.prefix, sys.path, module files, code objects, tracebacks, real paths); never the host cache it"
+            + " is extracted to, nor its inode numbers, owner or times; nothing around it is listable",
         "file.read | <any other path> | virtual-file-system | host files, /etc, /proc, /tmp and every path outside"
             + " the mounts; the guest sees a permission error",
         "thread.create | <any thread> | context-permissions | threading, _thread, Worker; CONSTRAINED alone would"

@@ -327,11 +327,11 @@ final class EngineRoom extends SandboxCore {
       }
       ExecutionResult r = warmUpRun(language, WarmUp.code(language));
       if (language == Language.PYTHON) {
-        if (!(r.value() instanceof String prefix && interpreterFiles.containsPrefix(prefix))) {
-          throw new IllegalStateException("GraalPy's home " + r.value() + " is not under the expected cache "
+        if (!(r.value() instanceof String prefix && interpreterFiles.reportsVirtualHome(prefix))) {
+          throw new IllegalStateException("GraalPy found its home at " + r.value() + ", not in the expected cache "
               + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
         }
-        interpreterFiles.verify(prefix);
+        interpreterFiles.verify();
       }
       // Every path a run can end on, taken once now: a class or call site first initialised later could
       // fall on a heap that a guest is filling, and a class whose initialiser fails then breaks every

@@ -14,6 +14,7 @@ import org.polyglotsandbox.internal.boundary.BoundedOutput;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
+import org.polyglotsandbox.internal.filesystem.PythonFileSystem;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
@@ -66,10 +67,10 @@ final class RunEnvironment implements AutoCloseable {
     Limits limits = policy.limits();
     GuestFileSystem fs = GuestFileSystem.empty(policy, guard);
     ResourceLimits statementLimit = Watchdog.statementLimit(limits.maxStatements(), guard);
+    PythonFileSystem pythonFs = language == Language.PYTHON ? interpreterFiles.forPython(fs) : null;
     Context context;
     try {
-      context = ContextFactory.newContext(engine, language,
-          language == Language.PYTHON ? interpreterFiles.forPython(fs) : fs,
+      context = ContextFactory.newContext(engine, language, pythonFs != null ? pythonFs : fs,
           output.stdout(), output.stderr(), statementLimit);
     } catch (RuntimeException e) {
       fs.close();
@@ -81,7 +82,10 @@ final class RunEnvironment implements AutoCloseable {
       if (language == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
       } else {
+        // The shield's code is the context's first: GraalPy has located its home (at the virtual path)
+        // when it returns, and no guest code has run yet.
         ProcessShield.install(context, guard);
+        pythonFs.homeLocated();
       }
       if (!tools.isEmpty()) {
         tools.gateway(language, limits, guard).install(context);

@@ -6,18 +6,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.graalvm.polyglot.io.FileSystem;
+import org.polyglotsandbox.Policy;
 
 /**
  * The interpreter's own files: GraalPy's standard library, which GraalVM extracts once into a host
- * cache directory shared by every context and every later JVM.
+ * cache directory shared by every context and every later JVM, and which Python guests see at
+ * {@link Policy#PYTHON_HOME_PATH} instead.
  *
  * <p>GraalVM's {@code allowInternalResourceAccess} grants read-<em>write</em> access to that whole
  * cache, whatever file system it wraps, so a guest could poison the standard library for every later
- * task. Here the cache is reached only through a read-only wrapper, and only below the Python home;
- * every other path goes to the run's {@link GuestFileSystem}.
+ * task. Here the cache is reached only through a read-only wrapper, and only below the Python home, by
+ * its virtual name ({@link PythonFileSystem}); every other path goes to the run's {@link GuestFileSystem}.
  */
 public final class InterpreterFiles {
   private final List<Path> pythonHomes;
+  private final InterpreterHome home;
   /** GraalPy's resources, or null when they are not on the class path (then nothing can be verified). */
   private final PythonResources resources;
   // Stateless; shared by every Python run of the sandbox.
@@ -26,6 +29,7 @@ public final class InterpreterFiles {
 
   private InterpreterFiles(List<Path> pythonHomes, PythonResources resources) {
     this.pythonHomes = pythonHomes;
+    this.home = new InterpreterHome(Policy.PYTHON_HOME_PATH, pythonHomes);
     this.resources = resources;
   }
 
@@ -64,7 +68,7 @@ public final class InterpreterFiles {
 
   /**
    * Checks GraalPy's extracted home against the {@code python-resources} artifact, if it is extracted
-   * already (else GraalVM extracts it from the artifact on first use, and {@link #verify(String)} checks it
+   * already (else GraalVM extracts it from the artifact on first use, and {@link #verify()} checks it
    * after that).
    *
    * @throws IllegalStateException naming the file that differs, is missing, extra or a link
@@ -76,42 +80,36 @@ public final class InterpreterFiles {
   }
 
   /**
-   * Checks the home a running GraalPy reports ({@code sys.prefix}) against the artifact.
+   * Checks GraalPy's extracted home against the artifact, once a Python context has run (GraalVM has
+   * extracted it by then).
    *
    * @throws IllegalStateException naming the file that differs, is missing, extra or a link
    */
-  public void verify(String prefix) {
+  public void verify() {
     if (resources != null) {
-      resources.verify(Path.of(prefix));
+      resources.verify(pythonHomes.get(0));
     }
   }
 
-  /** The directories GraalPy's home may be in (the configured path and its real path). */
+  /** The host directories GraalPy's home may be in (the configured path and its real path). */
   public List<Path> pythonHomes() {
     return pythonHomes;
   }
 
-  /** Whether a guest path (normalized) lies inside GraalPy's home. */
-  public boolean isPythonHome(Path path) {
-    Path p = path.isAbsolute() ? path.normalize() : path.toAbsolutePath().normalize();
-    for (Path home : pythonHomes) {
-      if (p.startsWith(home)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether {@code prefix}, as reported by a running GraalPy, lies where this class expects the home. */
-  public boolean containsPrefix(String prefix) {
-    return isPythonHome(Path.of(prefix));
+  /**
+   * Whether {@code prefix}, as a running GraalPy reports it ({@code sys.prefix}), is the virtual home:
+   * if not, GraalPy found its home somewhere this class did not expect, and guests would see a host path.
+   */
+  public boolean reportsVirtualHome(String prefix) {
+    return Policy.PYTHON_HOME_PATH.equals(prefix);
   }
 
   /**
-   * The file system for a Python run: the run's own file system, with the Python home readable and
-   * never writable.
+   * The file system for a Python run: the run's own file system, with the Python home readable at its
+   * virtual path and never writable. Call {@link PythonFileSystem#homeLocated()} once the context is
+   * initialised.
    */
-  public FileSystem forPython(GuestFileSystem guest) {
-    return new PythonFileSystem(guest, readOnlyHome, this::isPythonHome);
+  public PythonFileSystem forPython(GuestFileSystem guest) {
+    return new PythonFileSystem(guest, readOnlyHome, home);
   }
 }

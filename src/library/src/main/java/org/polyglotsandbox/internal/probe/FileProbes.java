@@ -12,6 +12,7 @@ import static org.polyglotsandbox.PolicyReport.PYTHON_HOME;
 import static org.polyglotsandbox.internal.probe.ProbeBattery.quote;
 
 import java.util.List;
+import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.probe.ProbeFixtures.MountInfo;
 
 /**
@@ -41,6 +42,12 @@ final class FileProbes {
           .code(JS_READ_HOST_SIDE.formatted(quote(host), m.sample().chars())));
     }
     out.add(Probe.js("js.list.root-shows-only-mounts", FILE_LIST, ANY_OTHER_PATH).code(JS_LIST_ROOT_SHOWS_ONLY_MOUNTS));
+    // GraalPy's home is Python's alone: JavaScript sees nothing at its virtual path or its host path.
+    String hostHome = b.fixtures().hostPythonHomes.get(0).toString();
+    out.add(Probe.js("js.read.python-home", FILE_READ, ANY_OTHER_PATH).denial(Policy.PYTHON_HOME_PATH)
+        .code(JS_READ_PYTHON_HOME));
+    out.add(Probe.js("js.read.python-home-host-path", FILE_READ, ANY_OTHER_PATH).denial(hostHome)
+        .code(JS_READ_PYTHON_HOME_HOST_PATH));
   }
 
   static void python(ProbeBattery b, List<Probe> out) {
@@ -48,6 +55,12 @@ final class FileProbes {
     pythonLists(b, out);
     pythonWrites(b, out);
     pythonHome(out);
+    // The host's path of the home names nothing in the run: the guest sees only the virtual home.
+    String hostHome = b.fixtures().hostPythonHomes.get(0).toString();
+    out.add(Probe.py("py.read.home-by-host-path", FILE_READ, ANY_OTHER_PATH).denial(hostHome)
+        .code(PY_READ_HOME_BY_HOST_PATH));
+    out.add(Probe.py("py.list.home-by-host-path", FILE_LIST, ANY_OTHER_PATH).denial(hostHome)
+        .code(PY_LIST_HOME_BY_HOST_PATH));
   }
 
   private static void pythonReads(ProbeBattery b, List<Probe> out) {
@@ -310,6 +323,22 @@ final class FileProbes {
       base = audit['writableDir'] or '/tmp'
       os.link('/etc/passwd', base + '/hard-' + audit['nonce'])
       return 'reachable: made a hard link to /etc/passwd'""";
+
+  static final String JS_READ_PYTHON_HOME = """
+      const t = readText(audit.virtualHome + '/lib/python3.12/json/__init__.py');
+      return "reachable: read GraalPy's standard library: " + t.length + ' characters';""";
+
+  static final String JS_READ_PYTHON_HOME_HOST_PATH = """
+      const t = readText(audit.hostHome[0] + '/lib/python3.12/json/__init__.py');
+      return "reachable: read GraalPy's home by its host path: " + t.length + ' characters';""";
+
+  static final String PY_READ_HOME_BY_HOST_PATH = """
+      t = open(audit['hostHome'][0] + '/lib/python3.12/json/__init__.py').read()
+      return "reachable: read GraalPy's home by its host path: %d characters" % len(t)""";
+
+  static final String PY_LIST_HOME_BY_HOST_PATH = """
+      import os
+      return "reachable: listed GraalPy's home by its host path: " + str(os.listdir(audit['hostHome'][0])[:5])""";
 
   /** Python: the directory of GraalPy's standard library, from the guest's own view. */
   private static final String PY_STDLIB = "import os, sys\n"

@@ -50,6 +50,8 @@ final class ProbeFixtures implements AutoCloseable {
 
   private static final long MAX_SAMPLE_BYTES = 1L << 20;
 
+  /** Where GraalPy's homes are extracted on the host (when the fixtures were made): what no guest may see. */
+  final List<Path> hostPythonHomes = hostPythonHomes();
   final String nonce = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
   final Path dir;
   final Path secret;
@@ -188,6 +190,80 @@ final class ProbeFixtures implements AutoCloseable {
   }
 
   /**
+   * GraalPy's extracted homes on this host, found on the host's side the way GraalVM finds its cache
+   * (the system property, then XDG_CACHE_HOME, then ~/.cache), independently of the sandbox's own
+   * lookup: every version's home (and its real path), or the directory they would be in if none is
+   * extracted yet.
+   */
+  private static List<Path> hostPythonHomes() {
+    String property = System.getProperty("polyglot.engine.userResourceCache");
+    Path cache;
+    if (property != null && !property.isBlank()) {
+      cache = Path.of(property);
+    } else {
+      String xdg = System.getenv("XDG_CACHE_HOME");
+      cache = (xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache"))
+          .resolve("org.graalvm.polyglot");
+    }
+    Path homes = cache.toAbsolutePath().normalize().resolve("python").resolve("python-home");
+    Set<Path> found = new LinkedHashSet<>();
+    try (Stream<Path> children = Files.list(homes)) {
+      for (Path home : (Iterable<Path>) children.sorted()::iterator) {
+        if (Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS)) {
+          found.add(home);
+          found.add(home.toRealPath());
+        }
+      }
+    } catch (IOException notExtractedYet) {
+      // nothing extracted: the directory itself is what the guest must not see
+    }
+    return found.isEmpty() ? List.of(homes) : List.copyOf(found);
+  }
+
+  /**
+   * What the host's GraalPy homes look like: their paths, the version-hash names, the cache directories
+   * above them below the user's home, and the user's home, so that a probe can tell the guest saw none
+   * of it.
+   */
+  private static List<String> hostHomeFacts(List<Path> homes) {
+    Set<String> facts = new LinkedHashSet<>();
+    for (Path home : homes) {
+      facts.add(home.toString());
+      facts.add(home.getFileName().toString());
+      for (Path p = home.getParent(); p != null && p.getNameCount() > 1; p = p.getParent()) {
+        facts.add(p.toString());
+      }
+    }
+    String userHome = System.getProperty("user.home", "");
+    if (userHome.length() > 1) {
+      facts.add(userHome);
+    }
+    return List.copyOf(facts);
+  }
+
+  /**
+   * The host's inodes, devices and modification times (seconds) of GraalPy's {@code json/__init__.py}
+   * in every extracted home; empty lists when none is extracted.
+   */
+  private static Map<String, List<Long>> hostHomeStat(List<Path> homes) {
+    List<Long> inodes = new ArrayList<>();
+    List<Long> devices = new ArrayList<>();
+    List<Long> times = new ArrayList<>();
+    for (Path home : homes) {
+      try {
+        Map<String, Object> a = Files.readAttributes(home.resolve("lib/python3.12/json/__init__.py"),
+            "unix:ino,dev,lastModifiedTime");
+        inodes.add(((Number) a.get("ino")).longValue());
+        devices.add(((Number) a.get("dev")).longValue());
+        times.add(((java.nio.file.attribute.FileTime) a.get("lastModifiedTime")).toMillis() / 1000);
+      } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+        // not a home of this version, or not extracted
+      }
+    }
+    return Map.of("ino", inodes, "dev", devices, "mtime", times);
+  }
+
+  /**
    * The {@code audit} value every probe receives: the nonce, the fixtures' host paths, the host's
    * environment variable names (never their values), what the guest's root directory should list, and
    * the markers and ports registered so far.
@@ -202,6 +278,11 @@ final class ProbeFixtures implements AutoCloseable {
     // What the host's identity looks like, so that a probe can tell the guest saw none of it.
     d.put("hostIdentity", List.of(String.valueOf(ProcessHandle.current().pid()), System.getProperty("user.name", ""),
         System.getProperty("user.home", ""), System.getProperty("os.version", "")));
+    // Looked up again: the first Python sandbox of the JVM may have extracted a home since the fixtures were made.
+    List<Path> homes = hostPythonHomes();
+    d.put("hostHome", hostHomeFacts(homes));
+    d.put("hostHomeStat", hostHomeStat(homes));
+    d.put("virtualHome", Policy.PYTHON_HOME_PATH);
     Set<String> root = new LinkedHashSet<>();
     for (Mount m : policy.mounts()) {
       root.add(m.guestPath().substring(1).split("/")[0]);

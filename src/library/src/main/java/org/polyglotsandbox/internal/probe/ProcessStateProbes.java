@@ -44,6 +44,7 @@ final class ProcessStateProbes {
     out.add(Probe.js("js.state.system-property", PROCESS_STATE, PROPERTIES).hostCheck(propertySet())
         .code(JS_STATE_SYSTEM_PROPERTY));
     out.add(Probe.js("js.info.identity", HOST_INFO, IDENTITY).code(JS_INFO_IDENTITY));
+    out.add(Probe.js("js.info.paths", HOST_INFO, IDENTITY).code(JS_INFO_PATHS));
   }
 
   static void python(ProbeBattery b, List<Probe> out) {
@@ -66,6 +67,8 @@ final class ProcessStateProbes {
         .denial(PROCESS_SIGNAL, "_thread.interrupt_main").code(PY_SIGNAL_INTERRUPT_MAIN));
     out.add(Probe.py("py.info.identity", HOST_INFO, IDENTITY).code(PY_INFO_IDENTITY));
     out.add(Probe.py("py.info.paths", HOST_INFO, PATHS).code(PY_INFO_PATHS));
+    out.add(Probe.py("py.info.paths-in-errors", HOST_INFO, PATHS).code(PY_INFO_PATHS_IN_ERRORS));
+    out.add(Probe.py("py.info.home-stat", HOST_INFO, PATHS).code(PY_INFO_HOME_STAT));
     out.add(Probe.py("py.file.list-beside-home", FILE_LIST, PolicyReport.ANY_OTHER_PATH).denial(FILE_LIST, "")
         .code(PY_FILE_LIST_BESIDE_HOME));
   }
@@ -181,6 +184,20 @@ final class ProcessStateProbes {
       }
       return seen.length ? 'reachable: ' + seen.join(', ') : 'blocked: no process, os or host object; frames name no host path';""";
 
+  static final String JS_INFO_PATHS = """
+      const texts = [String(new Error('probe').stack)];
+      try { null.x; } catch (e) { texts.push(String(e.stack), String(e)); }
+      try { eval('('); } catch (e) { texts.push(String(e.stack)); }
+      const read = [];
+      for (const p of [audit.virtualHome + '/lib/python3.12/os.py', audit.hostHome[0] + '/lib/python3.12/os.py']) {
+        // An error may name the path the probe gave it; anything else of the host's is a leak.
+        try { readText(p); read.push(p); } catch (e) { texts.push((String(e) + String(e.stack)).split(p).join('<path>')); }
+      }
+      const text = texts.join('\\n');
+      const leaked = audit.hostHome.filter(f => f.length > 1 && text.includes(f));
+      return leaked.length || read.length ? 'reachable: ' + leaked.slice(0, 3).concat(read).join(', ')
+          : 'blocked: frames and errors name no host path, and no interpreter file is readable';""";
+
   // ---- guest code: Python
 
   static final String PY_STATE_SIGNAL_HANDLER = """
@@ -290,10 +307,74 @@ final class ProcessStateProbes {
       return 'blocked: a synthetic identity ' + text[:200]""";
 
   static final String PY_INFO_PATHS = """
-      import sys, os, json
-      seen = [sys.prefix, os.__file__, json.__file__]
-      ok = all(p.startswith('/') for p in seen) and os.path.isfile(json.__file__)
-      return ('reachable: ' if ok else 'blocked: ') + ', '.join(seen)""";
+      import sys, os, json, textwrap, importlib.util, inspect, sysconfig, site, pathlib, __graalpython__
+      home = audit['virtualHome']
+      paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, __graalpython__.home,
+               os.__file__, json.__file__, json.__spec__.origin, importlib.util.find_spec('textwrap').origin,
+               inspect.getfile(textwrap), inspect.getfile(json.dumps), json.dumps.__code__.co_filename,
+               os.path.realpath(json.__file__), str(pathlib.Path(textwrap.__file__).resolve())]
+      paths += [p for p in sys.path if p.startswith('/')] + list(sysconfig.get_paths().values())
+      text = repr(paths) + repr(site.getsitepackages()) + repr(sys.executable) + repr(sysconfig.get_config_vars())
+      for m in list(sys.modules.values()):
+          try:
+              text += repr(getattr(m, '__file__', ''))
+          except Exception:
+              pass  # another probe's import of a host-lookup module answers every attribute with an error
+      leaked = [f for f in audit['hostHome'] if f in text]
+      outside = [p for p in paths[:14] if not p.startswith(home)]
+      if leaked or outside:
+          return 'reachable: ' + str(leaked[:3] + outside[:3])[:300]
+      return 'blocked: the home is ' + sys.prefix + '; ' + json.__file__""";
+
+  static final String PY_INFO_PATHS_IN_ERRORS = """
+      import os, sys, json, traceback, linecache, warnings
+      home = sys.prefix
+      texts = []
+      def hook(pairs):
+          texts.append(''.join(traceback.format_stack()))
+          texts.append(repr([f.filename for f in traceback.extract_stack()]))
+          warnings.warn('probe', stacklevel=2)
+          return dict(pairs)
+      with warnings.catch_warnings(record=True) as caught:
+          warnings.simplefilter('always')
+          json.loads('{"a": 1}', object_pairs_hook=hook)
+      texts += [w.filename + str(w.message) for w in caught]
+      try:
+          json.loads('{')
+      except ValueError:
+          texts.append(traceback.format_exc())
+      attempts = [lambda: open(home + '/missing.py'), lambda: open(os.__file__, 'a'), lambda: os.remove(json.__file__),
+                  lambda: os.mkdir(home + '/x'), lambda: os.readlink(json.__file__), lambda: os.chmod(json.__file__, 0o777),
+                  lambda: os.rename(json.__file__, home + '/y'), lambda: os.listdir(home + '/missing'),
+                  lambda: os.statvfs(home), lambda: os.utime(json.__file__), lambda: os.rmdir(home + '/lib')]
+      for a in attempts:
+          try:
+              a()
+          except OSError as e:
+              texts.append(repr(e) + str(e) + repr(e.filename) + repr(e.filename2) + traceback.format_exc())
+      texts.append(linecache.getline(json.__file__, 1) + repr(list(linecache.cache)))
+      text = '\\n'.join(texts)
+      leaked = [f for f in audit['hostHome'] if f in text]
+      if leaked or home not in text:
+          return 'reachable: ' + str(leaked[:3]) + ' ' + text[:200]
+      return 'blocked: frames, warnings and errors name only ' + home""";
+
+  static final String PY_INFO_HOME_STAT = """
+      import os, sys, json
+      st = os.stat(json.__file__)
+      d = os.stat(sys.prefix)
+      fd = os.open(json.__file__, os.O_RDONLY)
+      try:
+          fs = os.fstat(fd)
+      finally:
+          os.close(fd)
+      inodes = [e.inode() for e in os.scandir(os.path.dirname(json.__file__))]
+      host = audit['hostHomeStat']
+      seen = (st.st_ino, st.st_dev, int(st.st_mtime), st.st_uid, oct(st.st_mode), d.st_dev, oct(d.st_mode))
+      same = (any(i in host['ino'] for i in [st.st_ino, fs.st_ino] + inodes)
+              or any(v in host['dev'] for v in (st.st_dev, fs.st_dev, d.st_dev))
+              or any(t in host['mtime'] for t in (int(st.st_mtime), int(fs.st_mtime))))
+      return ('reachable: the host inode, device or time: ' if same else 'blocked: synthetic ') + str(seen)""";
 
   static final String PY_FILE_LIST_BESIDE_HOME = """
       import os, sys
