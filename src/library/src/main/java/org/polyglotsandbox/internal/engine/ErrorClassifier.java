@@ -20,6 +20,8 @@ public final class ErrorClassifier {
       Operation denied) {}
 
   private static final int MAX_FRAMES = 32;
+  /** How the message of an interpreter's own failure ends ({@link #isInterpreterFailure}). */
+  private static final String INTERPRETER_FAILURE = " (an internal error of the interpreter, not of the sandbox)";
   private static final int HEAD = 4096;
 
   private ErrorClassifier() {}
@@ -78,6 +80,16 @@ public final class ErrorClassifier {
         return new Verdict(Outcome.GUEST_ERROR, null, "OverflowError: integer result too large", guestFrames(e),
             null, null);
       }
+      String language = e.isInternalError() ? interpreterAtFault(e) : null;
+      if (language != null) {
+        // The interpreter broke on the guest's code with none of the sandbox's code on the way (a null
+        // pointer in a GraalPy builtin, a POSIX call its Java backend lacks): a guest error, never the
+        // sandbox's INTERNAL_ERROR, so guest code alone cannot end a run as a sandbox bug.
+        return new Verdict(Outcome.GUEST_ERROR, null, language.equals("Python")
+            ? "SystemError: the Python interpreter failed on this code" + INTERPRETER_FAILURE
+            : "InternalError: the " + language + " engine failed on this code" + INTERPRETER_FAILURE,
+            guestFrames(e), null, null);
+      }
       return new Verdict(Outcome.INTERNAL_ERROR, null, "internal error in the sandbox", List.of(), null, null);
     }
     if (e.isCancelled()) {
@@ -135,6 +147,35 @@ public final class ErrorClassifier {
       }
     }
     return false;
+  }
+
+  /** Whether {@code v} is an interpreter's own failure on the guest's code, answered as a guest error. */
+  public static boolean isInterpreterFailure(Verdict v) {
+    return v.outcome() == Outcome.GUEST_ERROR && v.message() != null && v.message().endsWith(INTERPRETER_FAILURE);
+  }
+
+  /**
+   * The name of the guest language whose own implementation threw {@code e}, or null when the sandbox's
+   * code was on the stack between the guest and the failure (a file system, tool or boundary callback):
+   * the frames from the top down to the first frame of the polyglot API, where the host's own stack
+   * (the run, or the boundary reading a guest value) begins.
+   */
+  static String interpreterAtFault(PolyglotException e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      String c = frame.getClassName();
+      if (c.startsWith("org.graalvm.polyglot.")) {
+        break;
+      }
+      if (c.startsWith("org.polyglotsandbox.")) {
+        return null;
+      }
+    }
+    for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
+      if (f.isGuestFrame() && f.getLanguage() != null) {
+        return TextSanitizer.oneLine(f.getLanguage().getName(), 40);
+      }
+    }
+    return null;
   }
 
   /**

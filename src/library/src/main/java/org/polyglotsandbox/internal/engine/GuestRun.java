@@ -493,6 +493,12 @@ final class GuestRun {
       }
       if (v.outcome() == Outcome.INTERNAL_ERROR) {
         LOG.log(System.Logger.Level.ERROR, "internal error in guest run", e);
+      } else if (ErrorClassifier.isInterpreterFailure(v)) {
+        // The interpreter's own bug, answered to the guest as its error: one line for the operator, the
+        // trace only when asked for.
+        LOG.log(System.Logger.Level.WARNING, () -> "the guest language failed internally on a guest's code"
+            + " (the run ends GUEST_ERROR): " + TextSanitizer.oneLine(String.valueOf(e.getMessage()), 300));
+        LOG.log(System.Logger.Level.DEBUG, "the guest language's internal error", e);
       }
       return new Raw(null, v);
     } catch (IllegalStateException e) {
