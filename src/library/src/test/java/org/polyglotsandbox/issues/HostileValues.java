@@ -103,15 +103,19 @@ final class HostileValues {
       case 6 -> "{['k'.repeat(" + hugeLength() + ")]: " + child + "}";
       case 7 -> "(() => { const o = {a: " + child + "}; o.self = o; const a = [o]; a.push(a); return "
           + pick(List.of("o", "a", "[o, o]")) + "; })()";
-      case 8 -> nested(child);
+      case 8 -> nested(child, 120);
       case 9 -> jsLongName(child);
       default -> jsPrimitiveTraps(child);
     };
   }
 
-  /** {@code child} inside up to 120 lists (JavaScript and Python write them alike). */
-  private String nested(String child) {
-    int levels = 1 + random.nextInt(120);
+  /**
+   * {@code child} inside up to {@code maxLevels} lists (JavaScript and Python write them alike). Python's
+   * parser refuses more than 200 nested brackets in one program, so its share stays below that over
+   * {@link #MAX_DEPTH} levels with the brackets around them.
+   */
+  private String nested(String child, int maxLevels) {
+    int levels = 1 + random.nextInt(maxLevels);
     return "[".repeat(levels) + child + "]".repeat(levels);
   }
 
@@ -233,7 +237,7 @@ final class HostileValues {
       case 0, 1, 2, 3 -> pyClass(child);
       case 4 -> "(lambda l: (l.append(l), l)[1])([" + child + "])";
       case 5 -> "(lambda d: (d.__setitem__('self', d), d)[1])({'a': " + child + "})";
-      case 6 -> nested(child);
+      case 6 -> nested(child, 50);
       default -> "{" + pick(List.of("(1, 2)", "1", "None", "1.5", "'k' * " + hugeLength(), "frozenset()",
           "type('K', (str,), {'__str__': _raise, '__hash__': lambda s: 1, '__eq__': _raise})('k')",
           "type('K', (int,), {'__repr__': _raise, '__str__': _huge})(7)")) + ": " + child + ", 'b': " + child + "}";
