@@ -174,7 +174,7 @@ public final class HttpEndpoint implements AutoCloseable {
       }
       Inbound.Verdict v = inbound.inspect(text, connection);
       if (v instanceof Inbound.Reply r) {
-        reply(response, HttpServletResponse.SC_BAD_REQUEST, owner.mapper().writeValueAsString(r.response()));
+        reply(response, HttpServletResponse.SC_BAD_REQUEST, r.response());
       } else if (v instanceof Inbound.Drop) {
         response.setStatus(HttpServletResponse.SC_ACCEPTED);
       } else {
@@ -183,9 +183,8 @@ public final class HttpEndpoint implements AutoCloseable {
       }
     }
 
-    private String error(int code, String message) throws IOException {
-      return owner.mapper().writeValueAsString(
-          McpSchema.JSONRPCResponse.error(null, new McpSchema.JSONRPCResponse.JSONRPCError(code, message)));
+    private String error(int code, String message) {
+      return Inbound.error(owner.json(), null, code, message);
     }
 
     private static void reply(HttpServletResponse response, int status, String json) throws IOException {

@@ -3,6 +3,8 @@ package org.polyglotsandbox.mcp;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
@@ -27,8 +29,8 @@ final class Inbound {
   /** Hand this text to the SDK (the message, perhaps tagged). */
   record Forward(String text) implements Verdict {}
 
-  /** Answer with this error instead; the SDK never sees the message. */
-  record Reply(McpSchema.JSONRPCResponse response) implements Verdict {}
+  /** Answer with this JSON-RPC error response (one line of JSON) instead; the SDK never sees the message. */
+  record Reply(String response) implements Verdict {}
 
   /** Nothing to forward and nothing to answer. */
   record Drop() implements Verdict {}
@@ -43,8 +45,17 @@ final class Inbound {
     this.calls = calls;
   }
 
-  /** Checks one message that arrived on {@code connection}. */
+  /** Checks one message that arrived on {@code connection}; never throws. */
   Verdict inspect(String text, String connection) {
+    try {
+      return check(text, connection);
+    } catch (RuntimeException e) {
+      return new Reply(error(json, null, McpSchema.ErrorCodes.INTERNAL_ERROR, "the server could not read this message: "
+          + Text.oneLine(String.valueOf(e.getMessage()), 300)));
+    }
+  }
+
+  private Verdict check(String text, String connection) {
     if (text.isBlank()) {
       return new Drop();
     }
@@ -52,20 +63,21 @@ final class Inbound {
     try {
       node = json.readTree(text);
     } catch (JsonProcessingException e) {
-      return error(McpSchema.ErrorCodes.PARSE_ERROR, "invalid JSON: " + e.getOriginalMessage());
+      return new Reply(error(json, null, McpSchema.ErrorCodes.PARSE_ERROR, "invalid JSON: "
+          + Text.oneLine(String.valueOf(e.getOriginalMessage()), 300)));
     }
     if (!node.isObject()) {
-      return error(McpSchema.ErrorCodes.INVALID_REQUEST, "a message must be one JSON-RPC object, got "
-          + (node.isArray() ? "an array (JSON-RPC batches are not part of MCP)" : node.getNodeType().name().toLowerCase()));
+      return new Reply(error(json, null, McpSchema.ErrorCodes.INVALID_REQUEST, "a message must be one JSON-RPC object, got "
+          + (node.isArray() ? "an array (JSON-RPC batches are not part of MCP)"
+              : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT))));
     }
     McpSchema.JSONRPCMessage message;
     try {
       message = McpSchema.deserializeJsonRpcMessage(mapper, text);
     } catch (IOException | RuntimeException e) {
-      Object id = node.hasNonNull("id") && node.get("id").isValueNode() ? json.convertValue(node.get("id"), Object.class) : null;
-      return new Reply(McpSchema.JSONRPCResponse.error(id, new McpSchema.JSONRPCResponse.JSONRPCError(
-          McpSchema.ErrorCodes.INVALID_REQUEST, "not a JSON-RPC 2.0 request, notification or response: "
-              + Text.oneLine(String.valueOf(e.getMessage()), 300))));
+      JsonNode id = node.get("id") != null && (node.get("id").isTextual() || node.get("id").isNumber()) ? node.get("id") : null;
+      return new Reply(error(json, id, McpSchema.ErrorCodes.INVALID_REQUEST,
+          "not a JSON-RPC 2.0 request, notification or response: " + Text.oneLine(String.valueOf(e.getMessage()), 300)));
     }
     if (message instanceof McpSchema.JSONRPCRequest r && McpSchema.METHOD_TOOLS_CALL.equals(r.method())
         && r.params() instanceof Map<?, ?> params) {
@@ -92,7 +104,15 @@ final class Inbound {
     return new Forward(text);
   }
 
-  private static Reply error(int code, String message) {
-    return new Reply(McpSchema.JSONRPCResponse.error(null, new McpSchema.JSONRPCResponse.JSONRPCError(code, message)));
+  /**
+   * A JSON-RPC error response as one line of JSON; {@code id} null when the message's id could not be read
+   * (as JSON-RPC asks; the SDK's own response type refuses a null id).
+   */
+  static String error(ObjectMapper json, JsonNode id, int code, String message) {
+    ObjectNode o = json.createObjectNode();
+    o.put("jsonrpc", "2.0");
+    o.set("id", id == null ? NullNode.getInstance() : id);
+    o.putObject("error").put("code", code).put("message", message);
+    return o.toString();
   }
 }

@@ -103,7 +103,7 @@ public final class SandboxMcpServer {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(out, "out");
     Inbound inbound = new Inbound(mapper, json, calls);
-    StdioGuard guard = new StdioGuard(in, out, mapper, inbound, maxMessageBytes);
+    StdioGuard guard = new StdioGuard(in, out, json, inbound, maxMessageBytes);
     // The SDK reads what the guard forwards: at most maxMessageBytes, plus the call tag.
     StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, out, maxMessageBytes + 4096);
     McpAsyncServer server = server(provider);
@@ -142,6 +142,10 @@ public final class SandboxMcpServer {
 
   Inbound inbound() {
     return new Inbound(mapper, json, calls);
+  }
+
+  ObjectMapper json() {
+    return json;
   }
 
   McpJsonMapper mapper() {

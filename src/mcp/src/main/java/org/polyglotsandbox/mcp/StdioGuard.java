@@ -1,6 +1,6 @@
 package org.polyglotsandbox.mcp;
 
-import io.modelcontextprotocol.json.McpJsonMapper;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +23,7 @@ import java.util.concurrent.CountDownLatch;
 final class StdioGuard extends InputStream {
   private final InputStream in;
   private final OutputStream out;
-  private final McpJsonMapper mapper;
+  private final ObjectMapper json;
   private final Inbound inbound;
   private final int maxMessageBytes;
   private final CountDownLatch eof = new CountDownLatch(1);
@@ -37,10 +37,10 @@ final class StdioGuard extends InputStream {
   /**
    * @param out the stream the SDK writes to (the same object: its lock keeps lines whole)
    */
-  StdioGuard(InputStream in, OutputStream out, McpJsonMapper mapper, Inbound inbound, int maxMessageBytes) {
+  StdioGuard(InputStream in, OutputStream out, ObjectMapper json, Inbound inbound, int maxMessageBytes) {
     this.in = in;
     this.out = out;
-    this.mapper = mapper;
+    this.json = json;
     this.inbound = inbound;
     this.maxMessageBytes = maxMessageBytes;
   }
@@ -114,9 +114,8 @@ final class StdioGuard extends InputStream {
         return false;
       }
       if (length > maxMessageBytes) {
-        reply(McpSchema.JSONRPCResponse.error(null, new McpSchema.JSONRPCResponse.JSONRPCError(
-            McpSchema.ErrorCodes.INVALID_REQUEST, "message of " + length + " bytes refused: at most "
-                + maxMessageBytes + " bytes per message")));
+        reply(Inbound.error(json, null, McpSchema.ErrorCodes.INVALID_REQUEST, "message of " + length
+            + " bytes refused: at most " + maxMessageBytes + " bytes per message"));
       } else {
         byte[] bytes = line.toByteArray();
         int end = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
@@ -125,8 +124,7 @@ final class StdioGuard extends InputStream {
           text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
               .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes, 0, end)).toString();
         } catch (CharacterCodingException e) {
-          reply(McpSchema.JSONRPCResponse.error(null, new McpSchema.JSONRPCResponse.JSONRPCError(
-              McpSchema.ErrorCodes.PARSE_ERROR, "message is not UTF-8 text")));
+          reply(Inbound.error(json, null, McpSchema.ErrorCodes.PARSE_ERROR, "message is not UTF-8 text"));
           text = null;
         }
         if (text != null) {
@@ -153,9 +151,9 @@ final class StdioGuard extends InputStream {
     eof.countDown();
   }
 
-  private void reply(McpSchema.JSONRPCResponse response) {
+  private void reply(String response) {
     try {
-      byte[] bytes = (mapper.writeValueAsString(response) + "\n").getBytes(StandardCharsets.UTF_8);
+      byte[] bytes = (response + "\n").getBytes(StandardCharsets.UTF_8);
       synchronized (out) {
         out.write(bytes);
         out.flush();
