@@ -21,10 +21,12 @@ final class Calls {
       return !withdrawn;
     }
 
-    /** Called by that thread when the run has returned; clears an interrupt that came too late. */
+    /** Called by that thread when the run has returned; clears an interrupt that came too late. Idempotent. */
     void finish() {
-      thread = null;
-      Thread.interrupted();
+      if (thread != null) {
+        thread = null;
+        Thread.interrupted();
+      }
     }
 
     /** Whether the client cancelled it (then it gets no response, as the protocol asks). */

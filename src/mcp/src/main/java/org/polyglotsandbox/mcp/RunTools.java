@@ -186,17 +186,19 @@ final class RunTools {
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String s ? s : null;
     Script s = script;
-    return Mono.create(sink -> submit(sink, key, tool, () -> {
+    return Mono.create(sink -> submit(sink, key, tool, call -> {
       ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
+      ExecutionResult r;
       try {
-        ExecutionResult r = sandbox.run(s);
-        runListener.accept(s, r);
-        return runResult(r);
+        r = sandbox.run(s);
       } finally {
+        call.finish();
         if (progress != null) {
           progress.cancel(false);
         }
       }
+      runListener.accept(s, r);
+      return runResult(r);
     }));
   }
 
@@ -208,8 +210,13 @@ final class RunTools {
     String code = language == Language.JAVASCRIPT ? "tools[" + quoted + "](args)" : "getattr(tools, " + quoted + ")(args)";
     Script script = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String s ? s : null;
-    return Mono.create(sink -> submit(sink, key, mcpName, () -> {
-      ExecutionResult r = sandbox.run(script);
+    return Mono.create(sink -> submit(sink, key, mcpName, call -> {
+      ExecutionResult r;
+      try {
+        r = sandbox.run(script);
+      } finally {
+        call.finish();
+      }
       runListener.accept(script, r);
       if (r.isOk()) {
         return CallToolResult.builder().addTextContent(r.valueAsJson()).isError(false).build();
@@ -219,9 +226,13 @@ final class RunTools {
     }));
   }
 
-  /** The work of one call; may throw what {@link PolyglotSandbox#run} throws. */
+  /**
+   * The work of one call; may throw what {@link PolyglotSandbox#run} throws. It calls {@link
+   * Calls.Call#finish()} as soon as the run has returned, so that what follows (the run listener writing
+   * an audit file) never sees an interrupt meant for the run.
+   */
   private interface Work {
-    CallToolResult call();
+    CallToolResult call(Calls.Call call);
   }
 
   /** Runs {@code work} on a call thread, registered under {@code key} so that it can be cancelled. */
@@ -238,7 +249,7 @@ final class RunTools {
         }
         CallToolResult result;
         try {
-          result = work.call();
+          result = work.call(call);
         } catch (RejectedExecutionException e) {
           result = refused(tool + ": the sandbox is busy (" + e.getMessage() + "); nothing ran, try again shortly");
         } catch (CancellationException e) {

@@ -1,5 +1,7 @@
 package org.polyglotsandbox.mcp;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -61,8 +63,8 @@ public final class SandboxMcpServer {
   private final BiConsumer<Script, ExecutionResult> runListener;
   private final String name;
   private final String version;
-  private final ObjectMapper json = JsonMapper.builder().build();
-  private final McpJsonMapper mapper = new JacksonMcpJsonMapper(json);
+  private final ObjectMapper json;
+  private final McpJsonMapper mapper;
   private final Calls calls = new Calls();
   private final ExecutorService executor = Executors.newCachedThreadPool(daemons("mcp-call-"));
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemons("mcp-progress-"));
@@ -78,6 +80,11 @@ public final class SandboxMcpServer {
     this.runListener = b.runListener;
     this.name = b.name;
     this.version = b.version;
+    // Jackson refuses strings over 20 M characters by default: a message's strings may be as long as it is.
+    this.json = JsonMapper.builder(JsonFactory.builder()
+        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(maxMessageBytes).build())
+        .build()).build();
+    this.mapper = new JacksonMcpJsonMapper(json);
     this.runTools = new RunTools(sandbox, mapper, json, calls, executor, timer, maxCodeChars, progressAfter, runListener);
     this.specifications = runTools.specifications(exposeTools);
   }
