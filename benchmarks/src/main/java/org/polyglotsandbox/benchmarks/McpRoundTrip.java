@@ -107,7 +107,7 @@ public final class McpRoundTrip {
   }
 
   private static McpSchema.CallToolRequest call(String tool) {
-    return new McpSchema.CallToolRequest(tool, Map.of("code", "6*7"));
+    return McpSchema.CallToolRequest.builder(tool).arguments(Map.of("code", "6*7")).build();
   }
 
   private static void check(ExecutionResult r) {

@@ -46,8 +46,7 @@ class McpHttpCliTest {
       try (McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(base).endpoint("/mcp")
           .jsonMapper(McpServerProcess.MAPPER).build()).requestTimeout(Duration.ofSeconds(60)).build()) {
         client.initialize();
-        McpSchema.CallToolResult r = client.callTool(new McpSchema.CallToolRequest("run_python",
-            Map.of("code", "sum(xs)", "inputs", Map.of("xs", java.util.List.of(1, 2, 39)))));
+        McpSchema.CallToolResult r = client.callTool(McpSchema.CallToolRequest.builder("run_python").arguments(Map.of("code", "sum(xs)", "inputs", Map.of("xs", java.util.List.of(1, 2, 39)))).build());
         assertThat(r.isError()).isFalse();
         assertThat(((Map<?, ?>) r.structuredContent()).get("value")).isEqualTo(42);
       }

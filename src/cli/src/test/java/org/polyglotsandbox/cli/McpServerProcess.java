@@ -55,7 +55,7 @@ final class McpServerProcess implements AutoCloseable {
 
   /** Calls a tool with these arguments. */
   McpSchema.CallToolResult call(String tool, Map<String, Object> arguments) {
-    return client.callTool(new McpSchema.CallToolRequest(tool, arguments));
+    return client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());
   }
 
   /** The JSON-RPC id of the last {@code tools/call} sent, or null. */

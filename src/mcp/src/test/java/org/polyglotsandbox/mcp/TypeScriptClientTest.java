@@ -122,6 +122,7 @@ class TypeScriptClientTest {
 
     assertAnswers(r.out());
     assertThat(r.stderr()).as("the cancelled run ended CANCELLED on the server").contains("run: CANCELLED");
+    assertThat(r.stderr()).doesNotContain("fallback runtime", "SEVERE");
   }
 
   @Test
