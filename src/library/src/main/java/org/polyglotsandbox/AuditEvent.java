@@ -17,14 +17,16 @@ import java.util.Objects;
  * same denied attempt (same operation, target and layer) in one run are recorded once.
  *
  * @param runId the run's {@link ExecutionResult#runId()}
+ * @param label the embedder's label for the run ({@link Script#withLabel}), empty if none
  * @param event what happened
  */
-public record AuditEvent(String runId, SandboxEvent event) {
+public record AuditEvent(String runId, String label, SandboxEvent event) {
   /** The name of the JDK Flight Recorder event emitted for each audit event. */
   public static final String JFR_EVENT_NAME = "org.polyglotsandbox.Audit";
 
   public AuditEvent {
     Objects.requireNonNull(runId, "runId");
+    Objects.requireNonNull(label, "label");
     Objects.requireNonNull(event, "event");
   }
 

@@ -53,6 +53,7 @@ public final class ExecutionResult {
   private final Map<String, OutputFile> outputFiles;
   private final List<String> missingOutputFiles;
   private final String runId;
+  private final String label;
   private final int droppedEvents;
   private final int undeliveredAuditEvents;
 
@@ -72,6 +73,7 @@ public final class ExecutionResult {
     this.outputFiles = Collections.unmodifiableMap(new LinkedHashMap<>(r.outputFiles()));
     this.missingOutputFiles = List.copyOf(r.missingOutputFiles());
     this.runId = r.runId();
+    this.label = r.label();
     this.droppedEvents = r.droppedEvents();
     this.undeliveredAuditEvents = r.undeliveredAuditEvents();
   }
@@ -83,6 +85,11 @@ public final class ExecutionResult {
    */
   public String runId() {
     return runId;
+  }
+
+  /** The embedder's label for the run ({@link Script#withLabel}), as its audit events carry it; empty if none. */
+  public String label() {
+    return label;
   }
 
   /** How the run ended. */
@@ -265,7 +272,7 @@ public final class ExecutionResult {
 
   /** {@link #events()} as audit events of this run. */
   public List<AuditEvent> auditEvents() {
-    return events.stream().map(e -> new AuditEvent(runId, e)).toList();
+    return events.stream().map(e -> new AuditEvent(runId, label, e)).toList();
   }
 
   /**

@@ -88,6 +88,24 @@ public final class PolyglotSandbox implements AutoCloseable {
   }
 
   /**
+   * What a language model should be told about a tool that runs {@code language} code here: one
+   * paragraph with the policy in force (the mounts by guest path, the tools guest code may call with
+   * their parameter schemas, the limits), for the description of an agent's code tool (an MCP tool, a
+   * LangChain4j or Spring AI tool). Guest terms only: no host path appears; the tools' descriptions
+   * appear as the embedder wrote them.
+   *
+   * @throws IllegalArgumentException if the policy does not allow {@code language}
+   */
+  public String describeForModel(Language language) {
+    Objects.requireNonNull(language, "language");
+    if (!policy.languages().contains(language)) {
+      throw new IllegalArgumentException("language " + language.id() + " is not allowed by the policy "
+          + "(allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
+    }
+    return ModelDescription.of(language, policy, tools);
+  }
+
+  /**
    * The Truffle runtime in use: {@code "GraalVM CE"} (or another compiler name) with the optimizing
    * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
    */

@@ -29,6 +29,7 @@ public final class Script {
   /** Globals the sandbox defines itself: an input of the same name would hide them, or fail to bind. */
   private static final Set<String> RESERVED = Set.of("tools", "readText");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,128}");
+  static final int MAX_LABEL_CHARS = 128;
   /** Guest paths a script may declare as output files. */
   static final int MAX_OUTPUT_FILES = 256;
 
@@ -39,9 +40,15 @@ public final class Script {
   private final JsonSchema resultSchema;
   /** Declared output files, in order, each to whether it is required. */
   private final Map<String, Boolean> outputFiles;
+  private final String label;
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles) {
+    this(language, code, name, inputs, resultSchema, outputFiles, "");
+  }
+
+  private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
+      Map<String, Boolean> outputFiles, String label) {
     this.language = Objects.requireNonNull(language, "language");
     this.code = Objects.requireNonNull(code, "code");
     if (!NAME.matcher(name).matches()) {
@@ -52,6 +59,7 @@ public final class Script {
     this.inputs = inputs;
     this.resultSchema = resultSchema;
     this.outputFiles = outputFiles;
+    this.label = label;
   }
 
   /** A script named {@code main.js} or {@code main.py}, with no inputs. */
@@ -59,9 +67,36 @@ public final class Script {
     return new Script(language, code, "main" + language.extensions().get(0), Map.of(), null, Map.of());
   }
 
+  /**
+   * This script with a label the embedder chooses (an agent's memory or conversation id, a tenant, a
+   * request id), carried into its result ({@link ExecutionResult#label()}) and into every audit event of
+   * its run ({@link AuditEvent#label()}, the JFR event's {@code label} field). Guest code never sees it.
+   *
+   * @throws IllegalArgumentException if it is longer than 128 characters or holds a control character
+   */
+  public Script withLabel(String label) {
+    Objects.requireNonNull(label, "label");
+    if (label.length() > MAX_LABEL_CHARS) {
+      throw new IllegalArgumentException("script label '" + label.substring(0, 32) + "...' is " + label.length()
+          + " characters long; at most " + MAX_LABEL_CHARS + " are allowed");
+    }
+    for (int i = 0; i < label.length(); i++) {
+      if (Character.isISOControl(label.charAt(i))) {
+        throw new IllegalArgumentException("script label holds a control character (U+"
+            + String.format("%04X", (int) label.charAt(i)) + ") at index " + i);
+      }
+    }
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label);
+  }
+
+  /** The embedder's label for this script's run ({@link #withLabel}); empty if none was given. */
+  public String label() {
+    return label;
+  }
+
   /** This script under another name, as guest stack traces show it; a file name, never a host path. */
   public Script named(String name) {
-    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles);
+    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label);
   }
 
   /**
@@ -83,7 +118,7 @@ public final class Script {
       }
       copy.put(k, v);
     });
-    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles);
+    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label);
   }
 
   /**
@@ -99,7 +134,7 @@ public final class Script {
    */
   public Script withResultSchema(String jsonSchema) {
     JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
-    return new Script(language, code, name, inputs, schema, outputFiles);
+    return new Script(language, code, name, inputs, schema, outputFiles, label);
   }
 
   /**
@@ -161,7 +196,7 @@ public final class Script {
       throw new IllegalArgumentException("at most " + MAX_OUTPUT_FILES + " output files may be declared, not "
           + copy.size());
     }
-    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy));
+    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label);
   }
 
   public Language language() {

@@ -1,12 +1,14 @@
 package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -106,6 +108,53 @@ class AuditEventsTest {
         .as("the listener saw exactly the result's events, in order").isEqualTo(audit);
     assertThat(seenOf(r.runId(), audit.size())).as("the listener is called on the sandbox's audit thread, never the guest's")
         .allSatisfy(s -> assertThat(s.thread()).startsWith("polyglot-sandbox-audit-"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void aScriptsLabel_isCarriedByItsResultItsListenerEventsAndJfr_andHiddenFromTheGuest(Language language,
+      @TempDir Path dir) throws Exception {
+    // One denied read to audit, then all the guest can see of its globals, arguments and environment.
+    Script script = Script.of(language, GuestCode.of(language,
+        "try { readText('/etc/passwd'); } catch (e) {}\n"
+            + "Object.getOwnPropertyNames(globalThis).map(k => { try { return k + '=' + String(globalThis[k]); }"
+            + " catch (e) { return k; } }).join(' ')",
+        "import os, sys\ntry:\n    open('/etc/passwd')\nexcept Exception:\n    pass\n"
+            + "repr(globals()) + repr(sys.argv) + repr(getattr(sys, 'orig_argv', '')) + repr(dict(os.environ))"))
+        .withLabel("memory:agent-7/conversation 42");
+    ExecutionResult r;
+    List<RecordedEvent> recorded = new ArrayList<>();
+    try (Recording recording = new Recording()) {
+      recording.enable(AuditEvent.JFR_EVENT_NAME);
+      recording.start();
+      r = sandbox.run(script);
+      recording.stop();
+      Path file = dir.resolve("label.jfr");
+      recording.dump(file);
+      for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+        if (e.getEventType().getName().equals(AuditEvent.JFR_EVENT_NAME) && r.runId().equals(e.getString("runId"))) {
+          recorded.add(e);
+        }
+      }
+    }
+
+    assertThatRun(r).isOk();
+    assertThat(r.label()).isEqualTo("memory:agent-7/conversation 42");
+    assertThat(r.auditEvents()).isNotEmpty().extracting(AuditEvent::label).containsOnly(r.label());
+    assertThat(seenOf(r.runId(), r.auditEvents().size())).extracting(s -> s.event().label()).containsOnly(r.label());
+    assertThat(recorded).isNotEmpty().allSatisfy(e -> assertThat(e.getString("label")).isEqualTo(r.label()));
+    assertThat(r.valueAsJson()).as("what the guest saw").contains("tools").doesNotContain("agent-7");
+    assertThat(sandbox.run(language, "1").label()).isEmpty();
+  }
+
+  @Test
+  void aLabel_thatIsTooLongOrHoldsAControlCharacter_isRefusedByName() {
+    Script script = Script.of(Language.JAVASCRIPT, "1");
+    assertThatThrownBy(() -> script.withLabel("x".repeat(129)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("129 characters").hasMessageContaining("128");
+    assertThatThrownBy(() -> script.withLabel("a\nb"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+000A").hasMessageContaining("index 1");
+    assertThat(script.withLabel("x".repeat(128)).withInputs(Map.of("a", 1)).named("x.js").label()).hasSize(128);
   }
 
   @Test

@@ -8,7 +8,7 @@ import java.util.Map;
  * Entry point for {@link HostileOutputForkedTest}, run in a forked JVM with a 256 MiB heap and without
  * Java assertions (Truffle's interop assertions materialise every string they check, which would
  * hide what the output boundary does): results that would need far more than the heap to copy, one
- * line each ({@code HOSTILE name outcome limit reason path}), then {@code HEALTHY} if ordinary programs
+ * line each ({@code HOSTILE name outcome limit reason path | message | allocated}), then {@code HEALTHY} if ordinary programs
  * still run.
  */
 public final class HostileOutputMain {
@@ -46,7 +46,8 @@ public final class HostileOutputMain {
         ExecutionResult r = sandbox.run(language, program.getValue());
         System.out.println("HOSTILE " + program.getKey() + " " + r.outcome() + " " + r.limit().map(Limit::id).orElse("-")
             + " " + r.outputRejection().map(o -> o.reason().name()).orElse("-")
-            + " " + r.outputRejection().map(o -> o.path()).orElse("-"));
+            + " " + r.outputRejection().map(o -> o.path()).orElse("-")
+            + " | " + r.errorMessage().orElse("") + " | allocated " + (r.usage().allocatedBytes() >> 20) + " MiB");
         System.out.flush();
       }
       ExecutionResult js = sandbox.run(Language.JAVASCRIPT, "6*7");

@@ -71,6 +71,9 @@ final class AuditLog implements Consumer<AuditEvent>, AutoCloseable {
     o.put("type", "audit");
     o.put("time", e.time().toString());
     o.put("runId", e.runId());
+    if (!e.label().isEmpty()) {
+      o.put("label", e.label());
+    }
     o.put("operation", e.operation().id());
     o.put("target", e.target());
     o.put("verdict", e.verdict().id());

@@ -112,7 +112,7 @@ final class RunTools {
       taken.put(name, "the " + language.id() + " run tool");
       McpSchema.Tool tool = McpSchema.Tool.builder(name)
           .title("Run " + (language == Language.JAVASCRIPT ? "JavaScript" : "Python") + " in a sandbox")
-          .description(PolicyText.describe(language, sandbox.policy(), sandbox.tools()))
+          .description(sandbox.describeForModel(language))
           .inputSchema(mapper, INPUT_SCHEMA)
           .outputSchema(mapper, OUTPUT_SCHEMA)
           .build();
@@ -285,13 +285,14 @@ final class RunTools {
 
   private ScheduledFuture<?> progress(McpAsyncServerExchange exchange, Object token) {
     long start = System.nanoTime();
-    double total = sandbox.policy().limits().wallTime().toMillis() / 1000.0;
+    Duration wall = sandbox.policy().limits().wallTime();
+    double total = wall.toMillis() / 1000.0;
+    String limit = wall.toMillis() % 1000 == 0 ? wall.toSeconds() + " s" : wall.toMillis() + " ms";
     long period = progressAfter.toMillis();
     return timer.scheduleAtFixedRate(() -> {
       double seconds = Math.floor((System.nanoTime() - start) / 1e8) / 10.0;
       exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, total,
-          "running for " + seconds + " s (wall-time limit " + PolicyText.duration(sandbox.policy().limits().wallTime())
-              + ")")).subscribe(v -> {}, e -> {});
+          "running for " + seconds + " s (wall-time limit " + limit + ")")).subscribe(v -> {}, e -> {});
     }, period, period, TimeUnit.MILLISECONDS);
   }
 

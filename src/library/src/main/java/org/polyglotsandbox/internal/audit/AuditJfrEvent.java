@@ -23,6 +23,10 @@ public final class AuditJfrEvent extends Event {
   @Label("Run ID")
   String runId;
 
+  @Label("Label")
+  @Description("The embedder's label for the run (Script.withLabel), empty if none")
+  String label;
+
   @Label("Operation")
   String operation;
 
@@ -51,6 +55,7 @@ public final class AuditJfrEvent extends Event {
       return;
     }
     jfr.runId = e.runId();
+    jfr.label = e.label();
     jfr.operation = e.operation().id();
     jfr.target = e.target();
     jfr.verdict = e.verdict().id();

@@ -31,13 +31,13 @@ public final class Auditor implements AutoCloseable {
   }
 
   /**
-   * Emits one event of run {@code runId} to JFR and queues it for the listener; never blocks, never
+   * Emits one event of run {@code runId} (labelled {@code label} by the embedder) to JFR and queues it for the listener; never blocks, never
    * throws, never runs embedder code on the calling thread.
    *
    * @return false if the listener will not get it (its queue was full, or the sandbox is closed)
    */
-  public boolean publish(String runId, SandboxEvent event) {
-    AuditEvent audit = new AuditEvent(runId, event);
+  public boolean publish(String runId, String label, SandboxEvent event) {
+    AuditEvent audit = new AuditEvent(runId, label, event);
     try {
       AuditJfrEvent.emit(audit);
     } catch (RuntimeException e) {

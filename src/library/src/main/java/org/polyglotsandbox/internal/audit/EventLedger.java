@@ -31,15 +31,25 @@ public final class EventLedger {
   private int undeliveredEvents;
   private boolean sealed;
   private Auditor auditor;
+  private String label = "";
 
   /** @param runId the run's id, which every audited event carries */
   public EventLedger(String runId) {
     this.runId = runId;
   }
 
-  /** Sends this run's events to {@code auditor} from now on. Call before the run starts. */
-  public synchronized void auditTo(Auditor auditor) {
+  /**
+   * Sends this run's events to {@code auditor} from now on, each with the embedder's {@code label} for
+   * the run. Call before the run starts.
+   */
+  public synchronized void auditTo(Auditor auditor, String label) {
     this.auditor = auditor;
+    this.label = label;
+  }
+
+  /** The embedder's label for the run, which every audited event carries; empty if none. */
+  public synchronized String label() {
+    return label;
   }
 
   /**
@@ -71,7 +81,7 @@ public final class EventLedger {
     }
     events.add(event);
     // Under the lock, so that the auditor gets the events in the order of the list. It never blocks.
-    if (auditor != null && !sealed && !auditor.publish(runId, event)) {
+    if (auditor != null && !sealed && !auditor.publish(runId, label, event)) {
       undeliveredEvents++;
     }
   }

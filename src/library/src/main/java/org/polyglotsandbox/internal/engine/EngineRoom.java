@@ -241,7 +241,7 @@ final class EngineRoom extends SandboxCore {
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
     GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
         inputs, toolRegistry, prepared, calledNanos, startTimeout);
-    run.guard().auditTo(auditor);
+    run.guard().auditTo(auditor, script.label());
     active.add(run);
     return run;
   }

@@ -585,7 +585,7 @@ final class GuestRun {
     }
     return api.result(new RunRecord(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
         usage, sanitizedEvents(guard.seal()), rejection, notes, files, missing, guard.runId(),
-        guard.droppedEvents(), guard.undeliveredEvents()));
+        guard.label(), guard.droppedEvents(), guard.undeliveredEvents()));
   }
 
   private static String sanitized(String text, int[] counts) {

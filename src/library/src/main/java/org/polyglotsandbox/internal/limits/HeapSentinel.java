@@ -43,10 +43,11 @@ import org.polyglotsandbox.Limit;
  *       runs whose programs allocated the most are stopped ({@link Limit#MEMORY}), as many as it takes
  *       to get a tenth of the heap below that line, never one whose program allocated less than
  *       1/{@value #SMALLEST_VICTIM_SHARE} of the heap; while the heap stays over, each look stops more.
- *       The kill line is the budget, lowered at high allocation rates by what the guests allocate in
- *       {@value #CANCEL_LATENCY_MILLIS} ms (the time a cancellation may take to stop them on a busy
- *       machine; at most two fifths of the heap) and kept a tenth of the heap below its end. The rate is
- *       the peak, forgotten by half each second.
+ *       The kill line is the budget, lowered by what the guests allocated in the last
+ *       {@value #CANCEL_LATENCY_MILLIS} ms (they may allocate as much again in the time a cancellation
+ *       may take to stop them on a busy machine; at most two fifths of the heap) and kept a tenth of the
+ *       heap below its end. A window, not a peak rate: one large allocation, or a bomb that has ended,
+ *       must not lower the line for the runs after it.
  *   <li>Once the estimate is halfway from the host's share to the kill line, or while a run stopped
  *       for memory has not yet ended, no new run starts beside running ones ({@link #admitsNewRuns()});
  *       listeners hear when that ends.
@@ -90,6 +91,9 @@ final class HeapSentinel {
   /** A heap reading after a collection. */
   private record Reading(long nanos, long used) {}
 
+  /** What the runs allocated between one look and the one at {@code nanos}. */
+  private record Growth(long nanos, long bytes) {}
+
   private final long maxHeap = Runtime.getRuntime().maxMemory();
   private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
       .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
@@ -103,7 +107,9 @@ final class HeapSentinel {
   /** Set by a look that ended the pressure, for the loop to tell the listeners. */
   private boolean relieved;
   private long lastCheckNanos = System.nanoTime();
-  private double rate;
+  /** What the runs allocated at each look in the last {@value #CANCEL_LATENCY_MILLIS} ms, oldest first. */
+  private final ArrayDeque<Growth> recentGrowth = new ArrayDeque<>();
+  private long recentGrowthSum;
 
   private HeapSentinel() {
     long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
@@ -279,14 +285,20 @@ final class HeapSentinel {
     }
     double seconds = Math.max(1, now - lastCheckNanos) / 1e9;
     lastCheckNanos = now;
-    // Bytes per second: the peak, forgotten by half each second, since guests allocate in bursts.
-    rate = Math.max(grew / seconds, rate * Math.pow(0.5, seconds));
+    long window = TimeUnit.MILLISECONDS.toNanos(CANCEL_LATENCY_MILLIS);
+    recentGrowth.add(new Growth(now, grew));
+    recentGrowthSum += grew;
+    while (now - recentGrowth.peekFirst().nanos() > window) {
+      recentGrowthSum -= recentGrowth.pollFirst().bytes();
+    }
+    // Bytes per second, for when to look next: the faster of now and the window's average.
+    double rate = Math.max(grew / seconds, recentGrowthSum * 1e9 / window);
     long host = hostEstimate();
     long estimate = host + total;
     long afterCollection = usedAfterLastCollection;
     long budget = (long) (threshold * maxHeap);
     long margin = maxHeap / 10;
-    long inFlight = Math.min(maxHeap * 2 / 5, (long) (rate * CANCEL_LATENCY_MILLIS / 1000));
+    long inFlight = Math.min(maxHeap * 2 / 5, recentGrowthSum);
     long killLine = Math.min(budget, maxHeap - margin - inFlight);
     long hardLine = maxHeap - margin;
     if (estimate > killLine) {

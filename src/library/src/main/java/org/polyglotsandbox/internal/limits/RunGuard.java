@@ -43,9 +43,14 @@ public final class RunGuard implements EnforcementSink {
     return runId;
   }
 
-  /** Sends this run's events to {@code auditor} from now on. Call before the run starts. */
-  public void auditTo(Auditor auditor) {
-    ledger.auditTo(auditor);
+  /** Sends this run's events, labelled {@code label}, to {@code auditor} from now on. Call before the run starts. */
+  public void auditTo(Auditor auditor, String label) {
+    ledger.auditTo(auditor, label);
+  }
+
+  /** The embedder's label for this run; empty if none. */
+  public String label() {
+    return ledger.label();
   }
 
   /** Sets the context to cancel; if a limit already tripped, cancels it at once. */

@@ -1,0 +1,228 @@
+package org.polyglotsandbox.langchain4j;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderRequest;
+import dev.langchain4j.service.tool.ToolProviderResult;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
+
+/**
+ * The {@code run_javascript} and {@code run_python} tools for LangChain4j's {@code AiServices}: one
+ * {@link ToolSpecification} and {@link ToolExecutor} per language the sandbox's policy allows.
+ *
+ * <pre>{@code
+ * SandboxTools tools = SandboxTools.builder(sandbox).onRun(run -> audit.record(run.memoryId(), run.auditEvents())).build();
+ * Agent agent = AiServices.builder(Agent.class).chatModel(model).toolProvider(tools).build();
+ * }</pre>
+ *
+ * <p>Each tool takes {@code {"code": string, "inputs": object?}} (JSON Schema in
+ * {@link #specifications()}; no other field), and its description states the policy: the mounts, the
+ * tools the code may call, and the limits. It returns {@link ExecutionResult#toModelText(int)}, and never
+ * throws for guest behaviour or bad arguments: an argument the schema refuses, an input name the sandbox
+ * refuses, or a sandbox too busy to start the run comes back as a one-line text that says nothing ran.
+ *
+ * <p>The agent's {@code memoryId}, which LangChain4j hands every tool executor, goes with each run's
+ * result to the {@link Builder#onRun} listener, on the calling thread, before the text returns to the
+ * model. The library's own audit events (its listener, JDK Flight Recorder) carry the run id but not the
+ * memory id: the public API has no per-run label, so {@link AgentRun} is where the two meet.
+ */
+public final class SandboxTools implements ToolProvider {
+  /** The most characters of code a model may send in one call. */
+  public static final int MAX_CODE_CHARS = 100_000;
+
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private final PolyglotSandbox sandbox;
+  private final Consumer<? super AgentRun> onRun;
+  private final int maxChars;
+  private final Map<ToolSpecification, ToolExecutor> tools;
+
+  private SandboxTools(Builder b) {
+    this.sandbox = b.sandbox;
+    this.onRun = b.onRun;
+    this.maxChars = b.maxChars;
+    Map<ToolSpecification, ToolExecutor> map = new LinkedHashMap<>();
+    for (Language language : List.of(Language.JAVASCRIPT, Language.PYTHON)) {
+      if (sandbox.policy().allows(language)) {
+        String name = toolName(language);
+        map.put(specification(name, PolicyDescription.of(sandbox, language)),
+            (request, memoryId) -> execute(language, name, request, memoryId));
+      }
+    }
+    this.tools = java.util.Collections.unmodifiableMap(map);
+  }
+
+  /** A builder for tools over {@code sandbox}, which stays the caller's to close. */
+  public static Builder builder(PolyglotSandbox sandbox) {
+    return new Builder(Objects.requireNonNull(sandbox, "sandbox"));
+  }
+
+  /** The tool's name for a language: {@code run_javascript} or {@code run_python}. */
+  public static String toolName(Language language) {
+    return "run_" + (language == Language.PYTHON ? "python" : "javascript");
+  }
+
+  /** The tools, specification to executor, in the order JavaScript, Python; for {@code AiServices.tools(Map)}. */
+  public Map<ToolSpecification, ToolExecutor> tools() {
+    return tools;
+  }
+
+  /** The specifications, each with its name, policy description and parameters schema. */
+  public List<ToolSpecification> specifications() {
+    return List.copyOf(tools.keySet());
+  }
+
+  /** The same tools for every request: the sandbox's policy does not change. */
+  @Override
+  public ToolProviderResult provideTools(ToolProviderRequest request) {
+    return ToolProviderResult.builder().addAll(tools).build();
+  }
+
+  private static ToolSpecification specification(String name, String description) {
+    ObjectNode code = JsonNodeFactory.instance.objectNode().put("type", "string").put("minLength", 1)
+        .put("maxLength", MAX_CODE_CHARS).put("description", "The program. Its last expression is the result.");
+    ObjectNode inputs = JsonNodeFactory.instance.objectNode().put("type", "object")
+        .put("description", "Optional JSON values, each bound to a global variable of its name.");
+    ObjectNode parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
+    parameters.putObject("properties").<ObjectNode>set("code", code).set("inputs", inputs);
+    parameters.putArray("required").add("code");
+    parameters.put("additionalProperties", false);
+    ObjectNode spec = JsonNodeFactory.instance.objectNode().put("name", name).put("description", description);
+    spec.set("parameters", parameters);
+    return ToolSpecification.fromJson(spec.toString());
+  }
+
+  private String execute(Language language, String name, ToolExecutionRequest request, Object memoryId) {
+    Script script;
+    try {
+      script = parse(language, request.arguments());
+    } catch (IllegalArgumentException e) {
+      return "Invalid arguments for " + name + ": " + e.getMessage() + ". Nothing ran.";
+    }
+    ExecutionResult result;
+    try {
+      result = sandbox.run(script);
+    } catch (RejectedExecutionException e) {
+      return SandboxCodeExecutionEngine.busy(e);
+    } catch (IllegalArgumentException e) {
+      // An input the sandbox refuses when it encodes it: too deep, too many values, too much text.
+      return "Invalid arguments for " + name + ": " + e.getMessage() + ". Nothing ran.";
+    }
+    if (onRun != null) {
+      onRun.accept(new AgentRun(memoryId, name, result));
+    }
+    return result.toModelText(maxChars);
+  }
+
+  /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */
+  static Script parse(Language language, String arguments) {
+    JsonNode args;
+    try {
+      args = JSON.readTree(arguments == null || arguments.isBlank() ? "{}" : arguments);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("the arguments are not a JSON object (" + e.getOriginalMessage() + ")");
+    }
+    if (args == null || !args.isObject()) {
+      throw new IllegalArgumentException("the arguments must be a JSON object {\"code\": ..., \"inputs\": {...}}");
+    }
+    for (Iterator<String> it = args.fieldNames(); it.hasNext(); ) {
+      String field = it.next();
+      if (!field.equals("code") && !field.equals("inputs")) {
+        throw new IllegalArgumentException("unknown field '" + clip(field) + "' (the fields are code and inputs)");
+      }
+    }
+    JsonNode code = args.get("code");
+    if (code == null || !code.isTextual()) {
+      throw new IllegalArgumentException("$.code must be a string, not " + (code == null ? "missing" : kind(code)));
+    }
+    if (code.textValue().isEmpty() || code.textValue().length() > MAX_CODE_CHARS) {
+      throw new IllegalArgumentException("$.code must hold 1 to " + MAX_CODE_CHARS + " characters, not "
+          + code.textValue().length());
+    }
+    Script script = Script.of(language, code.textValue());
+    JsonNode inputs = args.get("inputs");
+    if (inputs != null && !inputs.isNull()) {
+      if (!inputs.isObject()) {
+        throw new IllegalArgumentException("$.inputs must be an object, not " + kind(inputs));
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> values = JSON.convertValue(inputs, Map.class);
+      script = script.withInputs(values);
+    }
+    return script;
+  }
+
+  private static String kind(JsonNode node) {
+    return node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static String clip(String s) {
+    return s.length() > 64 ? s.substring(0, 64) + "..." : s;
+  }
+
+  /** Builds {@link SandboxTools}. */
+  public static final class Builder {
+    private final PolyglotSandbox sandbox;
+    private Consumer<? super AgentRun> onRun;
+    private int maxChars = 16_384;
+
+    private Builder(PolyglotSandbox sandbox) {
+      this.sandbox = sandbox;
+    }
+
+    /**
+     * Called with every run, its agent's memory id and its result, on the thread that executed the tool,
+     * before the result goes back to the model. An exception it throws reaches LangChain4j as the tool's
+     * failure.
+     */
+    public Builder onRun(Consumer<? super AgentRun> listener) {
+      this.onRun = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * The budget of each result's model text; 16,384 characters by default.
+     *
+     * @throws IllegalArgumentException if below 1,000
+     */
+    public Builder maxModelTextChars(int chars) {
+      if (chars < 1_000) {
+        throw new IllegalArgumentException("maxModelTextChars (" + chars + ") must be at least 1000");
+      }
+      this.maxChars = chars;
+      return this;
+    }
+
+    /**
+     * Returns the tools.
+     *
+     * @throws IllegalArgumentException if the sandbox's policy allows neither language
+     */
+    public SandboxTools build() {
+      if (sandbox.policy().languages().isEmpty()) {
+        throw new IllegalArgumentException("the sandbox's policy allows no language");
+      }
+      return new SandboxTools(this);
+    }
+  }
+}

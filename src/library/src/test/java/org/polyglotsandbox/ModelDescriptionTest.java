@@ -1,0 +1,82 @@
+package org.polyglotsandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link PolyglotSandbox#describeForModel}: the policy in guest terms, for a model's code tool. */
+class ModelDescriptionTest {
+  private static final String KV_SCHEMA =
+      "{\"type\": \"object\",\n  \"properties\": {\"key\": {\"type\": \"string\", \"maxLength\": 64}}}";
+
+  @TempDir Path dir;
+
+  private PolyglotSandbox sandbox(Tool... tools) throws IOException {
+    Path data = Files.writeString(dir.resolve("sales.csv"), "a,b\n1,2\n");
+    Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT)
+        .mount(Mount.readOnly(data, "/data/sales.csv")).mount(Mount.scratch("/scratch"))
+        .allowTools("kv.get")
+        .limits(Limits.builder().wallTime(Duration.ofMillis(1500)).maxAllocatedBytes(64L << 20).build())
+        .build();
+    PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).warmUp(Duration.ZERO);
+    for (Tool t : tools) {
+      b.tool(t);
+    }
+    return b.build();
+  }
+
+  @Test
+  void description_namesMountsToolsAndLimits_inGuestTermsOnly() throws IOException {
+    Tool kv = Tool.builder("kv.get").description("Reads a value by key.").parameters(KV_SCHEMA)
+        .handler(args -> Map.of()).build();
+    try (PolyglotSandbox sandbox = sandbox(kv)) {
+      String text = sandbox.describeForModel(Language.JAVASCRIPT);
+      assertThat(text)
+          .startsWith("Runs JavaScript")
+          .contains("/data/sales.csv (read-only)", "/scratch (an empty scratch directory, in memory)",
+              "readText(path)", "every other path is denied")
+          .contains("tools.NAME({...})", "kv.get (Reads a value by key.), arguments {\"type\": \"object\", "
+              + "\"properties\": {\"key\": {\"type\": \"string\", \"maxLength\": 64}}}")
+          .contains("wall time 1500 ms", "64 MiB of heap allocation")
+          .doesNotContain(dir.toString(), "\n");
+    }
+  }
+
+  @Test
+  void description_saysSoWhenNothingIsAllowed() {
+    Policy policy = Policy.builder().allowLanguages(Language.PYTHON).build();
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).warmUp(Duration.ZERO).build()) {
+      assertThat(sandbox.describeForModel(Language.PYTHON))
+          .startsWith("Runs Python 3")
+          .contains("Files: none (every file operation is denied)", "Host tools: none.")
+          .doesNotContain("readText");
+    }
+  }
+
+  @Test
+  void aLongSchema_isCutAndSaysSo() throws IOException {
+    String huge = "{\"type\": \"object\", \"description\": \"" + "x".repeat(5000) + "\"}";
+    Tool kv = Tool.builder("kv.get").parameters(huge).handler(args -> Map.of()).build();
+    try (PolyglotSandbox sandbox = sandbox(kv)) {
+      String text = sandbox.describeForModel(Language.JAVASCRIPT);
+      assertThat(text).contains("x".repeat(100) + "... (cut)").hasSizeLessThan(ModelDescription.MAX_SCHEMA_CHARS + 1500);
+    }
+  }
+
+  @Test
+  void aLanguageThePolicyDoesNotAllow_isRefusedByName() throws IOException {
+    Tool kv = Tool.builder("kv.get").parameters(KV_SCHEMA).handler(args -> Map.of()).build();
+    try (PolyglotSandbox sandbox = sandbox(kv)) {
+      assertThatThrownBy(() -> sandbox.describeForModel(Language.PYTHON))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("python").hasMessageContaining("not allowed");
+    }
+  }
+}

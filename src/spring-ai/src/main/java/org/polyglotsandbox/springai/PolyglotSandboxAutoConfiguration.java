@@ -1,0 +1,123 @@
+package org.polyglotsandbox.springai;
+
+import java.util.function.Consumer;
+import org.polyglotsandbox.AuditEvent;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
+import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Tool;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Spring Boot auto-configuration: a {@link PolyglotSandbox} bean built from {@link PolyglotSandboxProperties}
+ * ({@code polyglot-sandbox.*}) and closed with the application context, and a
+ * {@link SandboxToolCallbackProvider} over it.
+ *
+ * <p>Listed in this module's {@code META-INF/spring/...AutoConfiguration.imports}, so it is active only
+ * when the module is on the class path, and then unless {@code polyglot-sandbox.enabled=false}. Each bean
+ * backs off when the application defines its own. Every {@link Tool} bean is registered with the sandbox;
+ * guest code sees only those the policy allows by name. A {@code Consumer<AuditEvent>} bean, if there is
+ * one, is the sandbox's audit listener, and a {@code Consumer<SandboxRun>} bean gets every run the
+ * tool callbacks make, with its conversation id.
+ */
+@AutoConfiguration
+@ConditionalOnClass(PolyglotSandbox.class)
+@ConditionalOnBooleanProperty(name = "polyglot-sandbox.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(PolyglotSandboxProperties.class)
+public class PolyglotSandboxAutoConfiguration {
+  /**
+   * The sandbox; {@code close()} is its destroy method.
+   *
+   * @throws IllegalArgumentException naming the property or the policy file's field, for a bad value
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public PolyglotSandbox polyglotSandbox(PolyglotSandboxProperties properties, ObjectProvider<Tool> tools,
+      ObjectProvider<Consumer<AuditEvent>> auditListener) {
+    PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy(properties));
+    tools.orderedStream().forEach(b::tool);
+    auditListener.ifAvailable(b::auditListener);
+    if (properties.getWarmContexts() != 0) {
+      b.warmContexts(properties.getWarmContexts());
+    }
+    if (properties.getMaxConcurrentRuns() != null) {
+      b.maxConcurrentRuns(properties.getMaxConcurrentRuns());
+    }
+    if (properties.getMaxWaitingRuns() != null) {
+      b.maxWaitingRuns(properties.getMaxWaitingRuns());
+    }
+    if (properties.getStartTimeout() != null) {
+      b.startTimeout(properties.getStartTimeout());
+    }
+    if (properties.getWarmUp() != null) {
+      b.warmUp(properties.getWarmUp());
+    }
+    return b.build();
+  }
+
+  /** {@code run_javascript} / {@code run_python} for the languages the sandbox's policy allows. */
+  @Bean
+  @ConditionalOnMissingBean
+  public SandboxToolCallbackProvider sandboxToolCallbackProvider(PolyglotSandbox sandbox,
+      ObjectProvider<Consumer<SandboxRun>> onRun) {
+    return SandboxToolCallbackProvider.of(sandbox, onRun.getIfAvailable());
+  }
+
+  static Policy policy(PolyglotSandboxProperties p) {
+    PolicyFileReader.Read file = p.getPolicyFile() != null ? PolicyFileReader.read(p.getPolicyFile()) : null;
+    Policy.Builder b = file != null ? file.policy() : Policy.builder();
+    if ((file == null || !file.namesLanguages()) && p.getLanguages().isEmpty()) {
+      b.allowLanguages(Language.JAVASCRIPT);
+    }
+    for (String language : p.getLanguages()) {
+      try {
+        b.allowLanguages(Language.fromId(language));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("polyglot-sandbox.languages: " + e.getMessage());
+      }
+    }
+    for (String tool : p.getTools()) {
+      try {
+        b.allowTools(tool);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("polyglot-sandbox.tools: " + e.getMessage());
+      }
+    }
+    Policy draft = b.build();
+    PolyglotSandboxProperties.LimitsProperties l = p.getLimits();
+    Limits.Builder limits = draft.limits().toBuilder();
+    try {
+      if (l.getWallTime() != null) {
+        limits.wallTime(l.getWallTime());
+      }
+      if (l.getMaxCpuTime() != null) {
+        limits.maxCpuTime(l.getMaxCpuTime());
+      }
+      if (l.getMaxStatements() != null) {
+        limits.maxStatements(l.getMaxStatements());
+      }
+      if (l.getMaxAllocatedBytes() != null) {
+        limits.maxAllocatedBytes(l.getMaxAllocatedBytes().toBytes());
+      }
+      if (l.getMaxOutputBytes() != null) {
+        limits.maxOutputBytes(l.getMaxOutputBytes().toBytes());
+      }
+      if (l.getMaxFileBytes() != null) {
+        limits.maxFileBytes(l.getMaxFileBytes().toBytes());
+      }
+      if (l.getMaxFiles() != null) {
+        limits.maxFiles(l.getMaxFiles());
+      }
+      return draft.toBuilder().limits(limits.build()).build();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("polyglot-sandbox.limits: " + e.getMessage());
+    }
+  }
+}
