@@ -107,7 +107,7 @@ class McpStdioCancelTest {
 
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the server exits once stdin closes").isTrue();
       assertThat(p.exitValue()).isZero();
-      assertThat(Files.readString(audit)).contains("\"outcome\":\"CANCELLED\"");
+      assertThat(Files.readString(audit)).contains("\"label\":\"mcp stdio request 4\",\"outcome\":\"CANCELLED\"");
       assertThat(Files.readString(dir.resolve("stderr"))).doesNotContain("Exception", "SEVERE");
     } finally {
       p.destroyForcibly();

@@ -55,6 +55,22 @@ final class Calls {
     return connection + "\u0000" + id;
   }
 
+  /**
+   * The run label of a key ({@code Script.withLabel}): "mcp CONNECTION request ID", so that audit events
+   * name the request; the client-chosen id's control characters become {@code ?}, the whole is at most 128
+   * characters.
+   */
+  static String label(String key) {
+    int sep = key.indexOf('\u0000');
+    String label = "mcp " + key.substring(0, sep) + " request " + key.substring(sep + 3);
+    StringBuilder b = new StringBuilder(Math.min(label.length(), 128));
+    for (int i = 0; i < label.length() && b.length() < 128; i++) {
+      char c = label.charAt(i);
+      b.append(Character.isISOControl(c) ? '?' : c);
+    }
+    return b.toString();
+  }
+
   /** The connection part of a key. */
   static String connectionOf(String key) {
     return key.substring(0, key.indexOf('\u0000'));

@@ -184,8 +184,8 @@ final class RunTools {
       }
     }
     Object progressToken = request.progressToken();
-    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String s ? s : null;
-    Script s = script;
+    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
+    Script s = key == null ? script : script.withLabel(Calls.label(key));
     return Mono.create(sink -> submit(sink, key, tool, call -> {
       ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
       ExecutionResult r;
@@ -208,8 +208,9 @@ final class RunTools {
     Language language = sandbox.policy().allows(Language.JAVASCRIPT) ? Language.JAVASCRIPT : Language.PYTHON;
     String quoted = "'" + t.name() + "'";   // tool names are letters, digits, '_' and '.': safe in quotes
     String code = language == Language.JAVASCRIPT ? "tools[" + quoted + "](args)" : "getattr(tools, " + quoted + ")(args)";
-    Script script = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
-    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String s ? s : null;
+    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
+    Script named = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
+    Script script = key == null ? named : named.withLabel(Calls.label(key));
     return Mono.create(sink -> submit(sink, key, mcpName, call -> {
       ExecutionResult r;
       try {
