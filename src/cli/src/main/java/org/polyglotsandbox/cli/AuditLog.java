@@ -90,6 +90,9 @@ final class AuditLog implements Consumer<AuditEvent>, AutoCloseable {
     o.put("runId", r.runId());
     o.put("program", script.name());
     o.put("language", script.language().id());
+    if (!r.label().isEmpty()) {
+      o.put("label", r.label());   // sandbox mcp labels each run with its connection and request id
+    }
     o.put("outcome", r.outcome().name());
     o.put("limit", r.limit().map(Limit::id).orElse(null));
     o.put("events", r.events().size());

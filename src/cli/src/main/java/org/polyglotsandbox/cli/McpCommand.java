@@ -1,0 +1,154 @@
+package org.polyglotsandbox.cli;
+
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.mcp.HttpEndpoint;
+import org.polyglotsandbox.mcp.SandboxMcpServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code sandbox mcp}: an MCP server over one long-lived sandbox, on stdio (until stdin closes) or, with
+ * {@code --http}, on Streamable HTTP at {@code /mcp}. The policy is the {@code --policy} file's (its
+ * languages, or both when it lists none), else JavaScript and Python with nothing else allowed. On stdio
+ * only protocol messages reach stdout; everything else goes to stderr.
+ */
+@Command(name = "mcp",
+    mixinStandardHelpOptions = true,
+    versionProvider = SandboxCli.Version.class,
+    sortOptions = false,
+    description = {
+        "Serves MCP tools run_javascript and run_python ({code, inputs?}) over one long-lived sandbox:",
+        "on stdio until stdin closes, or with --http on Streamable HTTP at http://HOST:PORT/mcp."},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+        " 0:stdin closed (stdio) or the server was stopped",
+        " 2:bad usage or policy",
+        " 5:the sandbox or the HTTP server could not start"},
+    footer = {"%nHost tools: with --expose-tools each tool the policy allows is also an MCP tool, its name",
+        "with '.' replaced by '_' (kv.get is kv_get). Policy file syntax: docs/policy-file.md"})
+final class McpCommand implements Callable<Integer> {
+  /** Kept so that the SDK's logger level holds (JUL holds loggers weakly). */
+  private static final Logger SDK_LOG = Logger.getLogger("io.modelcontextprotocol");
+
+  @Option(names = "--policy", paramLabel = "POLICY.json",
+      description = "A policy file; its relative host paths resolve against its own directory.")
+  private String policyFile;
+
+  @Option(names = "--audit-log", paramLabel = "FILE",
+      description = "Append every run's audit events, then one line per run, to FILE as JSON Lines.")
+  private String auditLog;
+
+  @Option(names = "--http", paramLabel = "[HOST:]PORT",
+      description = {"Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to",
+          "127.0.0.1 (loopback). Plain HTTP without authentication: see the README before binding elsewhere."})
+  private String http;
+
+  @Option(names = "--expose-tools",
+      description = "Also list each host tool the policy allows as an MCP tool (kv.get as kv_get).")
+  private boolean exposeTools;
+
+  private final PrintStream out;
+  private final PrintStream err;
+
+  McpCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (System.getProperty("java.util.logging.config.file") == null) {
+      SDK_LOG.setLevel(Level.WARNING);   // the SDK logs every initialize at INFO
+    }
+    Address address = http == null ? null : Address.parse(http);
+    PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
+    try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
+        PolyglotSandbox sandbox = start(loaded, log)) {
+      SandboxMcpServer.Builder b = SandboxMcpServer.builder(sandbox)
+          .exposeTools(exposeTools)
+          .serverInfo("polyglot-sandbox", SandboxCli.VERSION);
+      if (log != null) {
+        b.runListener(log::run);
+      }
+      SandboxMcpServer server;
+      try {
+        server = b.build();
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
+      if (address == null) {
+        PrintStream stdout = System.out;
+        System.setOut(err);   // nothing but protocol on the real stdout, whatever else prints
+        try {
+          server.serveStdio(System.in, out);
+        } finally {
+          System.setOut(stdout);
+        }
+      } else {
+        HttpEndpoint endpoint;
+        try {
+          endpoint = server.serveHttp(address.host(), address.port());
+        } catch (IllegalStateException e) {
+          throw new StartException("--http " + Text.quote(http) + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+          throw new UsageException(e.getMessage());
+        }
+        err.println("sandbox mcp: serving MCP (Streamable HTTP) at " + endpoint.uri() + "; tools: "
+            + String.join(", ", server.tools().stream().map(t -> t.name()).toList()));
+        Runtime.getRuntime().addShutdownHook(new Thread(endpoint::close, "mcp-http-stop"));
+        endpoint.await();
+      }
+      if (log != null && log.failure() != null) {
+        throw new StartException(log.failure(), null);
+      }
+    }
+    return ExitStatus.OK.code();
+  }
+
+  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log) {
+    try {
+      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
+          .warmContexts(2);
+      if (log != null) {
+        b.auditListener(log);
+      }
+      return b.build();
+    } catch (IllegalStateException e) {
+      throw new StartException("the sandbox could not start: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code --http [HOST:]PORT}: loopback unless a host is given. */
+  record Address(String host, int port) {
+    static Address parse(String value) {
+      String host = "127.0.0.1";
+      String port = value;
+      int colon = value.lastIndexOf(':');
+      if (colon >= 0) {
+        host = value.substring(0, colon);
+        port = value.substring(colon + 1);
+        if (host.startsWith("[") && host.endsWith("]")) {
+          host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty()) {
+          host = "127.0.0.1";
+        }
+      }
+      int p;
+      try {
+        p = Integer.parseInt(port);
+      } catch (NumberFormatException e) {
+        throw new UsageException("--http " + Text.quote(value) + ": the port " + Text.quote(port)
+            + " is not a number; use [HOST:]PORT such as 8080 or 127.0.0.1:8080");
+      }
+      if (p < 0 || p > 65535) {
+        throw new UsageException("--http " + Text.quote(value) + ": port " + p + " is outside 0-65535");
+      }
+      return new Address(host, p);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package org.polyglotsandbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bin/sandbox mcp --http :0} as a process, called by the MCP Java SDK's Streamable HTTP client. */
+@Tag("slow")
+class McpHttpCliTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void httpOnLoopback_servesTheRunTools_toTheJavaSdksStreamableHttpClient() throws Exception {
+    Path stderr = dir.resolve("stderr");
+    ProcessBuilder pb = new ProcessBuilder(McpServerProcess.SCRIPT.toString(), "mcp", "--http", ":0")
+        .redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout").toFile());
+    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
+    Process p = pb.start();
+    try {
+      Pattern serving = Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+)/mcp");
+      String base = null;
+      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+      while (base == null && System.nanoTime() < deadline && p.isAlive()) {
+        Matcher m = serving.matcher(Files.readString(stderr));
+        if (m.find()) {
+          base = m.group(1);
+        } else {
+          Thread.sleep(100);
+        }
+      }
+      assertThat(base).as("the server says where it listens: %s", Files.readString(stderr)).isNotNull();
+
+      try (McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(base).endpoint("/mcp")
+          .jsonMapper(McpServerProcess.MAPPER).build()).requestTimeout(Duration.ofSeconds(60)).build()) {
+        client.initialize();
+        McpSchema.CallToolResult r = client.callTool(McpSchema.CallToolRequest.builder("run_python").arguments(Map.of("code", "sum(xs)", "inputs", Map.of("xs", java.util.List.of(1, 2, 39)))).build());
+        assertThat(r.isError()).isFalse();
+        assertThat(((Map<?, ?>) r.structuredContent()).get("value")).isEqualTo(42);
+      }
+      assertThat(Files.readString(dir.resolve("stdout"))).isEmpty();
+    } finally {
+      p.destroy();
+      p.waitFor();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package org.polyglotsandbox.cli;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code bin/sandbox mcp} started as a process by the MCP Java SDK's own client over stdio, as an agent
+ * would start it. Uses the build this test run already made ({@code SANDBOX_SKIP_BUILD=1}). The client's
+ * transport is the SDK's {@code StdioClientTransport}, seen through a thin wrapper that remembers the
+ * JSON-RPC id of each {@code tools/call} it sends, so a test can cancel one by id (the SDK's client has no
+ * cancellation of its own).
+ */
+final class McpServerProcess implements AutoCloseable {
+  static final Path SCRIPT = Path.of("bin/sandbox").toAbsolutePath();
+  static final McpJsonMapper MAPPER = new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper());
+
+  final McpSyncClient client;
+  final List<String> stderr = java.util.Collections.synchronizedList(new ArrayList<>());
+  final List<McpSchema.ProgressNotification> progress = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final Recording transport;
+
+  McpServerProcess(String... args) {
+    List<String> all = new ArrayList<>(List.of("mcp"));
+    all.addAll(List.of(args));
+    ServerParameters params = ServerParameters.builder(SCRIPT.toString()).args(all)
+        .addEnvVar("SANDBOX_SKIP_BUILD", "1")
+        .addEnvVar("PATH", System.getenv("PATH"))
+        .addEnvVar("HOME", System.getProperty("user.home"))
+        .build();
+    StdioClientTransport stdio = new StdioClientTransport(params, MAPPER);
+    stdio.setStdErrorHandler(stderr::add);
+    transport = new Recording(stdio);
+    client = McpClient.sync(transport)
+        .requestTimeout(Duration.ofSeconds(90))
+        .initializationTimeout(Duration.ofSeconds(180))
+        .progressConsumer(progress::add)
+        .build();
+    client.initialize();
+  }
+
+  /** Calls a tool with these arguments. */
+  McpSchema.CallToolResult call(String tool, Map<String, Object> arguments) {
+    return client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());
+  }
+
+  /** The JSON-RPC id of the last {@code tools/call} sent, or null. */
+  Object lastCallId() {
+    return transport.lastCallId;
+  }
+
+  /** Sends {@code notifications/cancelled} for request {@code id}, as a client that gave up would. */
+  void cancel(Object id) {
+    transport.sendMessage(new McpSchema.JSONRPCNotification("notifications/cancelled",
+        Map.of("requestId", id, "reason", "the test gave up"))).block(Duration.ofSeconds(10));
+  }
+
+  @Override
+  public void close() {
+    client.closeGracefully();
+  }
+
+  /** The SDK's stdio transport, remembering the ids of the tool calls it sends. */
+  private static final class Recording implements McpClientTransport {
+    private final StdioClientTransport delegate;
+    volatile Object lastCallId;
+
+    Recording(StdioClientTransport delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Mono<Void> connect(Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
+      return delegate.connect(handler);
+    }
+
+    @Override
+    public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+      if (message instanceof McpSchema.JSONRPCRequest r && McpSchema.METHOD_TOOLS_CALL.equals(r.method())) {
+        lastCallId = r.id();
+      }
+      return delegate.sendMessage(message);
+    }
+
+    @Override
+    public void setExceptionHandler(Consumer<Throwable> handler) {
+      delegate.setExceptionHandler(handler);
+    }
+
+    @Override
+    public Mono<Void> closeGracefully() {
+      return delegate.closeGracefully();
+    }
+
+    @Override
+    public List<String> protocolVersions() {
+      return delegate.protocolVersions();
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+
+    @Override
+    public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+      return delegate.unmarshalFrom(data, typeRef);
+    }
+  }
+}

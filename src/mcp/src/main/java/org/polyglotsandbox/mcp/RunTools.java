@@ -1,0 +1,326 @@
+package org.polyglotsandbox.mcp;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
+import org.polyglotsandbox.Tool;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * The server's MCP tools: {@code run_javascript} and {@code run_python} for the languages the policy
+ * allows and, if asked, one tool per host tool. A call becomes one {@link PolyglotSandbox#run} on a
+ * thread of its own; its result becomes an MCP result whose {@code isError} is true for every outcome but
+ * OK. Bad arguments, a full sandbox and a server shutting down are answers with {@code isError} too,
+ * each message naming the value at fault; only an unknown tool is a protocol error (the SDK's).
+ */
+final class RunTools {
+  /** The {@code outputSchema} of the run tools: what {@code structuredContent} holds. */
+  static final String OUTPUT_SCHEMA = """
+      {"type": "object",
+       "properties": {
+         "outcome": {"type": "string", "enum": ["OK", "GUEST_ERROR", "SYNTAX_ERROR", "LIMIT_EXCEEDED",
+             "OUTPUT_REJECTED", "CANCELLED", "INTERNAL_ERROR"], "description": "How the run ended"},
+         "value": {"description": "The value of the program's last expression as JSON (null if none or not OK)"},
+         "stdout": {"type": "string"},
+         "stderr": {"type": "string"},
+         "limit": {"type": "string", "description": "The limit that stopped the run, if one did"},
+         "error": {"type": "string", "description": "The guest's error message, if the run failed"}},
+       "required": ["outcome", "value", "stdout", "stderr"]}""";
+
+  private static final String INPUT_SCHEMA = """
+      {"type": "object",
+       "properties": {
+         "code": {"type": "string", "description": "The program. Its last expression is the value returned."},
+         "inputs": {"type": "object", "description": "Global variables to bind before the program runs: names to plain JSON values."}},
+       "required": ["code"],
+       "additionalProperties": false}""";
+
+  private static final Set<String> RUN_ARGUMENTS = Set.of("code", "inputs");
+
+  private final PolyglotSandbox sandbox;
+  private final McpJsonMapper mapper;
+  private final ObjectMapper json;
+  private final Calls calls;
+  private final ExecutorService executor;
+  private final ScheduledExecutorService timer;
+  private final int maxCodeChars;
+  private final Duration progressAfter;
+  private final BiConsumer<Script, ExecutionResult> runListener;
+
+  RunTools(PolyglotSandbox sandbox, McpJsonMapper mapper, ObjectMapper json, Calls calls, ExecutorService executor,
+      ScheduledExecutorService timer, int maxCodeChars, Duration progressAfter,
+      BiConsumer<Script, ExecutionResult> runListener) {
+    this.sandbox = sandbox;
+    this.mapper = mapper;
+    this.json = json;
+    this.calls = calls;
+    this.executor = executor;
+    this.timer = timer;
+    this.maxCodeChars = maxCodeChars;
+    this.progressAfter = progressAfter;
+    this.runListener = runListener;
+  }
+
+  /** The MCP name of a run tool: {@code run_javascript}, {@code run_python}. */
+  static String runToolName(Language language) {
+    return language == Language.JAVASCRIPT ? "run_javascript" : "run_" + language.id();
+  }
+
+  /**
+   * The MCP name of a host tool: its name with each {@code .} replaced by {@code _} ({@code kv.get} is
+   * {@code kv_get}); library tool names are letters, digits, underscores and dots, at most 64 characters,
+   * so the result always matches MCP's {@code ^[a-zA-Z0-9_-]{1,64}$}.
+   */
+  static String hostToolName(String toolName) {
+    return toolName.replace('.', '_');
+  }
+
+  /** The specifications to register: run tools first, then host tools if {@code exposeTools}. */
+  List<AsyncToolSpecification> specifications(boolean exposeTools) {
+    List<AsyncToolSpecification> out = new ArrayList<>();
+    Map<String, String> taken = new LinkedHashMap<>();
+    for (Language language : List.of(Language.JAVASCRIPT, Language.PYTHON)) {
+      if (!sandbox.policy().allows(language)) {
+        continue;
+      }
+      String name = runToolName(language);
+      taken.put(name, "the " + language.id() + " run tool");
+      McpSchema.Tool tool = McpSchema.Tool.builder(name)
+          .title("Run " + (language == Language.JAVASCRIPT ? "JavaScript" : "Python") + " in a sandbox")
+          .description(sandbox.describeForModel(language))
+          .inputSchema(mapper, INPUT_SCHEMA)
+          .outputSchema(mapper, OUTPUT_SCHEMA)
+          .build();
+      out.add(AsyncToolSpecification.builder().tool(tool)
+          .callHandler((exchange, request) -> run(language, exchange, request)).build());
+    }
+    if (exposeTools) {
+      for (Tool t : sandbox.tools()) {
+        String name = hostToolName(t.name());
+        String clash = taken.putIfAbsent(name, "host tool " + t.name());
+        if (clash != null) {
+          throw new IllegalArgumentException("host tool " + t.name() + " would be MCP tool " + name + ", the name of "
+              + clash + "; rename one of them");
+        }
+        Map<String, Object> schema;
+        try {
+          schema = json.readValue(t.parameters(), new TypeReference<Map<String, Object>>() {});
+        } catch (JsonProcessingException e) {
+          throw new IllegalStateException("host tool " + t.name() + ": its parameter schema is not a JSON object", e);
+        }
+        McpSchema.Tool tool = McpSchema.Tool.builder(name)
+            .title("Host tool " + t.name())
+            .description((t.description().isBlank() ? "" : t.description().strip() + " ")
+                + "(The sandbox's host tool " + t.name() + ", called through a sandboxed run: its arguments are"
+                + " validated, its calls counted and audited as guest code's are. Returns the tool's result as JSON.)")
+            .inputSchema(schema)
+            .build();
+        out.add(AsyncToolSpecification.builder().tool(tool)
+            .callHandler((exchange, request) -> callHostTool(t, request)).build());
+      }
+    }
+    return out;
+  }
+
+  private Mono<CallToolResult> run(Language language, McpAsyncServerExchange exchange, CallToolRequest request) {
+    String tool = runToolName(language);
+    Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
+    for (String k : args.keySet()) {
+      if (!RUN_ARGUMENTS.contains(k)) {
+        return Mono.just(refused(tool + ": unknown argument \"" + Text.oneLine(k, 64) + "\"; " + tool
+            + " takes \"code\" (a string) and optionally \"inputs\" (an object)"));
+      }
+    }
+    Object code = args.get("code");
+    if (code == null) {
+      return Mono.just(refused(tool + ": missing argument \"code\": the program to run, as a string"
+          + (args.containsKey("code") ? " (got null)" : "")));
+    }
+    if (!(code instanceof String text)) {
+      return Mono.just(refused(tool + ": argument \"code\" must be a string, got " + Text.kind(code)));
+    }
+    if (text.length() > maxCodeChars) {
+      return Mono.just(refused(tool + ": argument \"code\" is " + text.length() + " characters long; at most "
+          + maxCodeChars + " are accepted (pass large data as a file in a mount)"));
+    }
+    Object inputs = args.get("inputs");
+    Script script = Script.of(language, text).named(language == Language.JAVASCRIPT ? "main.js" : "main.py");
+    if (inputs != null) {
+      if (!(inputs instanceof Map<?, ?> map)) {
+        return Mono.just(refused(tool + ": argument \"inputs\" must be an object of names to JSON values, got "
+            + Text.kind(inputs)));
+      }
+      Map<String, Object> named = new LinkedHashMap<>();
+      map.forEach((k, v) -> named.put(String.valueOf(k), v));
+      try {
+        script = script.withInputs(named);
+      } catch (IllegalArgumentException e) {
+        return Mono.just(refused(tool + ": argument \"inputs\": " + e.getMessage()));
+      }
+    }
+    Object progressToken = request.progressToken();
+    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
+    Script s = key == null ? script : script.withLabel(Calls.label(key));
+    return Mono.create(sink -> submit(sink, key, tool, call -> {
+      ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
+      ExecutionResult r;
+      try {
+        r = sandbox.run(s);
+      } finally {
+        call.finish();
+        if (progress != null) {
+          progress.cancel(false);
+        }
+      }
+      runListener.accept(s, r);
+      return runResult(r);
+    }));
+  }
+
+  private Mono<CallToolResult> callHostTool(Tool t, CallToolRequest request) {
+    String mcpName = hostToolName(t.name());
+    Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
+    Language language = sandbox.policy().allows(Language.JAVASCRIPT) ? Language.JAVASCRIPT : Language.PYTHON;
+    String quoted = "'" + t.name() + "'";   // tool names are letters, digits, '_' and '.': safe in quotes
+    String code = language == Language.JAVASCRIPT ? "tools[" + quoted + "](args)" : "getattr(tools, " + quoted + ")(args)";
+    String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
+    Script named = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
+    Script script = key == null ? named : named.withLabel(Calls.label(key));
+    return Mono.create(sink -> submit(sink, key, mcpName, call -> {
+      ExecutionResult r;
+      try {
+        r = sandbox.run(script);
+      } finally {
+        call.finish();
+      }
+      runListener.accept(script, r);
+      if (r.isOk()) {
+        return CallToolResult.builder().addTextContent(r.valueAsJson()).isError(false).build();
+      }
+      return refused(mcpName + ": " + r.outcome() + r.limit().map(l -> " (" + l.id() + ")").orElse("") + ": "
+          + r.errorMessage().orElse("the call did not complete"));
+    }));
+  }
+
+  /**
+   * The work of one call; may throw what {@link PolyglotSandbox#run} throws. It calls {@link
+   * Calls.Call#finish()} as soon as the run has returned, so that what follows (the run listener writing
+   * an audit file) never sees an interrupt meant for the run.
+   */
+  private interface Work {
+    CallToolResult call(Calls.Call call);
+  }
+
+  /** Runs {@code work} on a call thread, registered under {@code key} so that it can be cancelled. */
+  private void submit(MonoSink<CallToolResult> sink, String key, String tool, Work work) {
+    Calls.Call call = new Calls.Call();
+    if (key != null) {
+      calls.put(key, call);
+    }
+    Runnable task = () -> {
+      try {
+        if (!call.start()) {
+          sink.success();
+          return;
+        }
+        CallToolResult result;
+        try {
+          result = work.call(call);
+        } catch (RejectedExecutionException e) {
+          result = refused(tool + ": the sandbox is busy (" + e.getMessage() + "); nothing ran, try again shortly");
+        } catch (CancellationException e) {
+          result = refused(tool + ": cancelled before it started");
+        } catch (IllegalArgumentException e) {
+          result = refused(tool + ": " + e.getMessage());
+        } catch (IllegalStateException e) {
+          result = refused(tool + ": the server is shutting down; nothing ran");
+        } finally {
+          call.finish();
+          if (key != null) {
+            calls.remove(key, call);
+          }
+        }
+        if (call.withdrawn()) {
+          sink.success();   // cancelled by the client: the protocol asks for no response
+        } else {
+          sink.success(result);
+        }
+      } catch (RuntimeException | Error e) {
+        sink.error(e);
+      }
+    };
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException e) {
+      if (key != null) {
+        calls.remove(key, call);
+      }
+      sink.success(refused(tool + ": the server is shutting down; nothing ran"));
+    }
+  }
+
+  private ScheduledFuture<?> progress(McpAsyncServerExchange exchange, Object token) {
+    long start = System.nanoTime();
+    Duration wall = sandbox.policy().limits().wallTime();
+    double total = wall.toMillis() / 1000.0;
+    String limit = wall.toMillis() % 1000 == 0 ? wall.toSeconds() + " s" : wall.toMillis() + " ms";
+    long period = progressAfter.toMillis();
+    return timer.scheduleAtFixedRate(() -> {
+      double seconds = Math.floor((System.nanoTime() - start) / 1e8) / 10.0;
+      exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, total,
+          "running for " + seconds + " s (wall-time limit " + limit + ")")).subscribe(v -> {}, e -> {});
+    }, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** An ended run as an MCP result: the model text, the structured result, isError unless OK. */
+  CallToolResult runResult(ExecutionResult r) {
+    Map<String, Object> structured = new LinkedHashMap<>();
+    structured.put("outcome", r.outcome().name());
+    Object value;
+    try {
+      value = json.readValue(r.valueAsJson(), Object.class);
+    } catch (JsonProcessingException e) {
+      value = null;   // valueAsJson is always JSON; kept total all the same
+    }
+    structured.put("value", value);
+    structured.put("stdout", r.stdout());
+    structured.put("stderr", r.stderr());
+    r.limit().map(Limit::id).ifPresent(l -> structured.put("limit", l));
+    r.errorMessage().ifPresent(m -> structured.put("error", m));
+    return CallToolResult.builder()
+        .addTextContent(r.toModelText())
+        .structuredContent(structured)
+        .isError(!r.isOk())
+        .build();
+  }
+
+  /** A call that did not run, or a host tool call that failed: one text block, isError. */
+  static CallToolResult refused(String message) {
+    return CallToolResult.builder().addTextContent(message).isError(true).build();
+  }
+}
