@@ -54,6 +54,7 @@ public final class ExecutionResult {
   private final List<String> missingOutputFiles;
   private final String runId;
   private final String label;
+  private final long undeliveredOutputChunks;
   private final int droppedEvents;
   private final int undeliveredAuditEvents;
 
@@ -74,6 +75,7 @@ public final class ExecutionResult {
     this.missingOutputFiles = List.copyOf(r.missingOutputFiles());
     this.runId = r.runId();
     this.label = r.label();
+    this.undeliveredOutputChunks = r.undeliveredOutputChunks();
     this.droppedEvents = r.droppedEvents();
     this.undeliveredAuditEvents = r.undeliveredAuditEvents();
   }
@@ -85,6 +87,15 @@ public final class ExecutionResult {
    */
   public String runId() {
     return runId;
+  }
+
+  /**
+   * Output chunks the run's output listener ({@link Script#withOutputListener}) did not get because
+   * 1,000 chunks were already waiting for the sandbox's listeners; 0 without a listener. The output
+   * itself is whole in {@link #stdout()} and {@link #stderr()}.
+   */
+  public long undeliveredOutputChunks() {
+    return undeliveredOutputChunks;
   }
 
   /** The embedder's label for the run ({@link Script#withLabel}), as its audit events carry it; empty if none. */

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.internal.boundary.HostWriter;
@@ -41,6 +42,7 @@ public final class Script {
   /** Declared output files, in order, each to whether it is required. */
   private final Map<String, Boolean> outputFiles;
   private final String label;
+  private final Consumer<? super OutputChunk> outputListener;
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles) {
@@ -49,6 +51,11 @@ public final class Script {
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles, String label) {
+    this(language, code, name, inputs, resultSchema, outputFiles, label, null);
+  }
+
+  private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
+      Map<String, Boolean> outputFiles, String label, Consumer<? super OutputChunk> outputListener) {
     this.language = Objects.requireNonNull(language, "language");
     this.code = Objects.requireNonNull(code, "code");
     if (!NAME.matcher(name).matches()) {
@@ -60,6 +67,7 @@ public final class Script {
     this.resultSchema = resultSchema;
     this.outputFiles = outputFiles;
     this.label = label;
+    this.outputListener = outputListener;
   }
 
   /** A script named {@code main.js} or {@code main.py}, with no inputs. */
@@ -86,7 +94,26 @@ public final class Script {
             + String.format("%04X", (int) label.charAt(i)) + ") at index " + i);
       }
     }
-    return new Script(language, code, name, inputs, resultSchema, outputFiles, label);
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener);
+  }
+
+  /**
+   * This script with a listener that receives its run's stdout and stderr while the run goes, as
+   * {@link OutputChunk}s: sanitised, within {@code maxOutputBytes}, in the order written, on the
+   * sandbox's output thread (never the guest's). The listener cannot hold the guest: when 1,000 chunks
+   * wait for it, later ones are not delivered and are counted
+   * ({@link ExecutionResult#undeliveredOutputChunks()}); a listener that throws loses that chunk only
+   * (it is logged). Chunks may still arrive shortly after the run's result; the result always holds the
+   * whole output.
+   */
+  public Script withOutputListener(Consumer<? super OutputChunk> listener) {
+    Objects.requireNonNull(listener, "listener");
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener);
+  }
+
+  /** The listener set by {@link #withOutputListener}, if any. */
+  public Optional<Consumer<? super OutputChunk>> outputListener() {
+    return Optional.ofNullable(outputListener);
   }
 
   /** The embedder's label for this script's run ({@link #withLabel}); empty if none was given. */
@@ -96,7 +123,7 @@ public final class Script {
 
   /** This script under another name, as guest stack traces show it; a file name, never a host path. */
   public Script named(String name) {
-    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label);
+    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener);
   }
 
   /**
@@ -118,7 +145,7 @@ public final class Script {
       }
       copy.put(k, v);
     });
-    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label);
+    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label, outputListener);
   }
 
   /**
@@ -134,7 +161,7 @@ public final class Script {
    */
   public Script withResultSchema(String jsonSchema) {
     JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
-    return new Script(language, code, name, inputs, schema, outputFiles, label);
+    return new Script(language, code, name, inputs, schema, outputFiles, label, outputListener);
   }
 
   /**
@@ -196,7 +223,7 @@ public final class Script {
       throw new IllegalArgumentException("at most " + MAX_OUTPUT_FILES + " output files may be declared, not "
           + copy.size());
     }
-    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label);
+    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label, outputListener);
   }
 
   public Language language() {

@@ -23,6 +23,7 @@ import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.audit.Auditor;
 import org.polyglotsandbox.internal.boundary.PlainData;
+import org.polyglotsandbox.internal.delivery.DeliveryQueue;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
@@ -47,6 +48,8 @@ final class EngineRoom extends SandboxCore {
   private static final Duration REFILL_DEFER = Duration.ofMillis(50);
   /** How long {@link #close()} waits for the audit listener to take the events still queued for it. */
   private static final Duration AUDIT_DRAIN = Duration.ofSeconds(5);
+  /** Output chunks that may wait for the runs' listeners, over all runs of the sandbox. */
+  static final int OUTPUT_QUEUE = 1000;
   /** The start timeout of the warm-up runs: the first Python context in a JVM takes seconds, more when busy. */
   private static final Duration WARM_UP_START = Duration.ofMinutes(3);
   /** Numbers each sandbox's audit thread. */
@@ -65,6 +68,9 @@ final class EngineRoom extends SandboxCore {
   private final RunThreads runThreads;
   private final int warmContexts;
   private final Auditor auditor;
+  /** Hands runs' output chunks to their listeners; made at the first run that has one. Guarded by this. */
+  private DeliveryQueue<Runnable> outputDelivery;
+  private final String outputThreadName;
   private final Duration startTimeout;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
@@ -84,7 +90,9 @@ final class EngineRoom extends SandboxCore {
   private EngineRoom(Settings s, ApiAccess api) {
     this.policy = s.policy();
     this.api = api;
-    this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + SANDBOXES.incrementAndGet());
+    int number = SANDBOXES.incrementAndGet();
+    this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
+    this.outputThreadName = "polyglot-sandbox-output-" + number;
     this.startTimeout = s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
     // While the host heap is over budget, new runs wait rather than add to it.
@@ -242,6 +250,7 @@ final class EngineRoom extends SandboxCore {
     GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
         inputs, toolRegistry, prepared, calledNanos, startTimeout);
     run.guard().auditTo(auditor, script.label());
+    script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
     active.add(run);
     return run;
   }
@@ -286,8 +295,23 @@ final class EngineRoom extends SandboxCore {
     watchdog.close();
     toolRegistry.close();
     closeEngine();
-    // Last: the cancelled runs' events are queued by now.
+    // Last: the cancelled runs' events and output are queued by now.
     auditor.close(AUDIT_DRAIN);
+    DeliveryQueue<Runnable> output;
+    synchronized (this) {
+      output = outputDelivery;
+    }
+    if (output != null) {
+      output.close(AUDIT_DRAIN);
+    }
+  }
+
+  /** The queue to the runs' output listeners, started on first use. */
+  private synchronized DeliveryQueue<Runnable> outputDelivery() {
+    if (outputDelivery == null) {
+      outputDelivery = new DeliveryQueue<>("a run's output listener", outputThreadName, OUTPUT_QUEUE, Runnable::run);
+    }
+    return outputDelivery;
   }
 
   /** Closes the engine on a thread of its own, waiting at most {@link GuestRun#GRACE} for it. */

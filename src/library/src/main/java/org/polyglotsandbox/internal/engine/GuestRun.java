@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.PolyglotException;
@@ -29,6 +30,7 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Outcome;
+import org.polyglotsandbox.OutputChunk;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Script;
@@ -39,6 +41,7 @@ import org.polyglotsandbox.internal.boundary.ResultSchemaCheck;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.boundary.ValueCopier;
 import org.polyglotsandbox.internal.boundary.ValueRejectedException;
+import org.polyglotsandbox.internal.delivery.DeliveryQueue;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
@@ -153,6 +156,15 @@ final class GuestRun {
     this.guard = prepared != null ? prepared.guard() : new RunGuard(watchdog.canceller());
     this.output = prepared != null ? prepared.output() : RunEnvironment.newOutput(policy.limits(), guard);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
+  }
+
+  /** Streams this run's output to {@code listener} through {@code queue} (never blocking the guest). Call before it starts. */
+  void streamOutputTo(Consumer<? super OutputChunk> listener, DeliveryQueue<Runnable> queue) {
+    String runId = guard.runId();
+    output.streamTo((stderr, text) -> {
+      OutputChunk chunk = new OutputChunk(runId, stderr ? OutputChunk.Stream.STDERR : OutputChunk.Stream.STDOUT, text);
+      return queue.offer(() -> listener.accept(chunk));
+    });
   }
 
   RunGuard guard() {
@@ -591,7 +603,7 @@ final class GuestRun {
     }
     return api.result(new RunRecord(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
         usage, sanitizedEvents(guard.seal()), rejection, notes, files, missing, guard.runId(),
-        guard.label(), guard.droppedEvents(), guard.undeliveredEvents()));
+        guard.label(), output.undeliveredChunks(), guard.droppedEvents(), guard.undeliveredEvents()));
   }
 
   private static String sanitized(String text, int[] counts) {

@@ -15,4 +15,4 @@ public record RunRecord(Outcome outcome, Limit limit, Object value, String error
     Integer exitStatus, String stdout, String stderr, ExecutionResult.Usage usage, List<SandboxEvent> events,
     SandboxEvent.OutputRejected rejection, ExecutionResult.OutputNotes notes,
     Map<String, ExecutionResult.OutputFile> outputFiles, List<String> missingOutputFiles, String runId,
-    String label, int droppedEvents, int undeliveredAuditEvents) {}
+    String label, long undeliveredOutputChunks, int droppedEvents, int undeliveredAuditEvents) {}
