@@ -32,6 +32,7 @@ final class McpServerProcess implements AutoCloseable {
   final McpSyncClient client;
   final List<String> stderr = java.util.Collections.synchronizedList(new ArrayList<>());
   final List<McpSchema.ProgressNotification> progress = java.util.Collections.synchronizedList(new ArrayList<>());
+  final List<McpSchema.LoggingMessageNotification> logs = java.util.Collections.synchronizedList(new ArrayList<>());
   private final Recording transport;
 
   McpServerProcess(String... args) {
@@ -49,6 +50,7 @@ final class McpServerProcess implements AutoCloseable {
         .requestTimeout(Duration.ofSeconds(90))
         .initializationTimeout(Duration.ofSeconds(180))
         .progressConsumer(progress::add)
+        .loggingConsumer(logs::add)
         .build();
     client.initialize();
   }

@@ -9,6 +9,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -79,6 +80,26 @@ class McpStdioTest {
     assertThat(r.isError()).isFalse();
     assertThat(structured(r)).containsEntry("outcome", "OK").containsEntry("value", 42).containsEntry("stdout", "hi\n");
     assertThat(text(r)).contains("outcome: OK", "| 42", "is the result of untrusted code");
+  }
+
+  @Test
+  void guestOutput_isStreamedAsLoggingNotifications_beforeTheAnswer_sanitised() {
+    server.logs.clear();
+    CallToolResult r = js("console.log('streamed one'); console.error('streamed \\u001b[31mtwo'); 7");
+
+    assertThat(r.isError()).isFalse();
+    // The server sends them before its answer; the client hands them to its consumer on a thread of its own.
+    long giveUp = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (server.logs.size() < 2 && System.nanoTime() < giveUp) {
+      Thread.onSpinWait();
+    }
+    List<McpSchema.LoggingMessageNotification> logs = List.copyOf(server.logs);
+    assertThat(logs).extracting(McpSchema.LoggingMessageNotification::logger).contains("stdout", "stderr");
+    assertThat(logs).extracting(McpSchema.LoggingMessageNotification::data)
+        .anySatisfy(d -> assertThat(d).contains("streamed one"))
+        .anySatisfy(d -> assertThat(d).contains("streamed ").contains("two"))
+        .noneSatisfy(d -> assertThat(d).contains("\u001b"));
+    assertThat(structured(r).get("stdout")).isEqualTo("streamed one\n");
   }
 
   @Test

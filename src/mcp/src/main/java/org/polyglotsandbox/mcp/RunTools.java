@@ -21,10 +21,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limit;
+import org.polyglotsandbox.OutputChunk;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
@@ -70,6 +73,8 @@ final class RunTools {
   private final ScheduledExecutorService timer;
   private final int maxCodeChars;
   private final Duration progressAfter;
+  /** How long an answer waits for the notifications of its run's output to be handed over. */
+  private static final Duration STREAM_CATCH_UP = Duration.ofMillis(500);
   private final BiConsumer<Script, ExecutionResult> runListener;
 
   RunTools(PolyglotSandbox sandbox, McpJsonMapper mapper, ObjectMapper json, Calls calls, ExecutorService executor,
@@ -185,7 +190,9 @@ final class RunTools {
     }
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
-    Script s = key == null ? script : script.withLabel(Calls.label(key));
+    Script labelled = key == null ? script : script.withLabel(Calls.label(key));
+    StreamedOutput streamed = new StreamedOutput(exchange);
+    Script s = labelled.withOutputListener(streamed);
     return Mono.create(sink -> submit(sink, key, tool, call -> {
       ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
       ExecutionResult r;
@@ -197,9 +204,55 @@ final class RunTools {
           progress.cancel(false);
         }
       }
+      streamed.awaitFor(r, STREAM_CATCH_UP);
       runListener.accept(s, r);
       return runResult(r);
     }));
+  }
+
+  /**
+   * A run's stdout and stderr as MCP logging notifications ({@code notifications/message}, level info,
+   * logger {@code stdout} or {@code stderr}) while it goes: sanitised and within the output cap by the
+   * sandbox; what a slow client misses is still in the result.
+   */
+  private static final class StreamedOutput implements Consumer<OutputChunk> {
+    private final McpAsyncServerExchange exchange;
+    private final AtomicLong chars = new AtomicLong();
+
+    StreamedOutput(McpAsyncServerExchange exchange) {
+      this.exchange = exchange;
+    }
+
+    @Override
+    public void accept(OutputChunk chunk) {
+      String logger = chunk.stream() == OutputChunk.Stream.STDOUT ? "stdout" : "stderr";
+      exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.INFO, chunk.text())
+          .logger(logger).build()).subscribe(v -> {}, e -> {});
+      synchronized (this) {
+        chars.addAndGet(chunk.text().length());
+        notifyAll();
+      }
+    }
+
+    /**
+     * Waits, at most {@code wait}, until the notifications of {@code r}'s output have been handed over,
+     * so that they precede the call's answer; chunks the run's listener missed are not waited for.
+     */
+    synchronized void awaitFor(ExecutionResult r, Duration wait) {
+      long expected = r.undeliveredOutputChunks() > 0 ? 0 : r.stdout().length() + r.stderr().length();
+      long giveUp = System.nanoTime() + wait.toNanos();
+      try {
+        while (chars.get() < expected) {
+          long left = giveUp - System.nanoTime();
+          if (left <= 0) {
+            return;
+          }
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private Mono<CallToolResult> callHostTool(Tool t, CallToolRequest request) {

@@ -46,8 +46,10 @@ import org.polyglotsandbox.Script;
  * {@code {outcome, value, stdout, stderr, limit?, error?}} as {@code structuredContent}; {@code isError}
  * is true for every outcome but OK. {@code notifications/cancelled} and a connection that closes cancel
  * the run (it ends CANCELLED; the cancelled request gets no response). A call that sends a progress token
- * gets a progress notification every {@link Builder#progressAfter} while it runs. Guest stdout arrives
- * with the result only: the library reports output when the run ends.
+ * gets a progress notification every {@link Builder#progressAfter} while it runs. Guest stdout and stderr
+ * stream as logging notifications ({@code notifications/message}, logger {@code stdout} or
+ * {@code stderr}) while the run goes, sanitised and within the output cap, sent before the answer
+ * (waiting at most 500 ms for them), and are whole in the result.
  *
  * <p>The server does not own the sandbox: close the sandbox after the server has stopped.
  */
