@@ -73,7 +73,7 @@ class ToolStubsTest {
   void additionalProperties_openAnIndexSignatureOrExtraKeywords_unlessFalse() {
     String open = "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}";
     assertThat(ts(tool("f", open))).contains("  a?: string;\n  [key: string]: unknown;\n}");
-    assertThat(py(tool("f", open))).contains("def f(self, a: str = ..., **extra: Any) -> FResult:",
+    assertThat(py(tool("f", open))).contains("def f(self, *, a: str = ..., **extra: Any) -> FResult:",
         "The schema allows other keys too; a TypedDict cannot declare them.");
 
     String map = "{\"type\": \"object\", \"additionalProperties\": {\"type\": \"integer\"}}";
@@ -81,6 +81,8 @@ class ToolStubsTest {
     assertThat(py(tool("f", map))).contains("FParams: TypeAlias = dict[str, int]", "def f(self, **extra: int)");
 
     assertThat(ts(tool("f", "{\"type\": \"object\"}"))).contains("type FParams = Record<string, unknown>;");
+    String named = "{\"type\": \"object\", \"properties\": {\"extra\": {\"type\": \"string\"}}}";
+    assertThat(py(tool("f", named))).contains("def f(self, *, extra: str = ..., **extra_: Any) -> FResult:");
     assertThat(py(tool("f", "{\"type\": \"object\"}"))).contains("FParams: TypeAlias = dict[str, Any]");
   }
 

@@ -162,6 +162,64 @@ class ToolStubsTypeCheckTest {
     assertThat(r.output()).doesNotContain("sandbox_tools.pyi:");
   }
 
+  /** Tools whose schemas use every construct the renderers map, with odd names and descriptions. */
+  static List<Tool> everyConstruct() {
+    List<String> results = List.of(
+        "{\"type\": [\"string\", \"integer\", \"number\", \"boolean\", \"null\"]}",
+        "{\"enum\": [\"a\", \"say \\\"hi\\\"\\n\\u2028\", 2, -3, 1.5, true, null]}",
+        "{\"enum\": [{\"a\": 1}]}", "{\"enum\": []}", "{\"const\": \"*/ \\\"\\\"\\\" \\\\\"}",
+        "{\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"array\", \"items\": {\"type\": [\"integer\", \"null\"]}}]}",
+        "{\"oneOf\": [{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}, {\"type\": \"null\"}]}",
+        "{\"allOf\": [{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}},"
+            + " {\"type\": \"object\", \"properties\": {\"b\": {\"type\": \"integer\"}}}]}",
+        "{\"$ref\": \"#/$defs/node\", \"$defs\": {\"node\": {\"type\": \"object\", \"required\": [\"name\"],"
+            + " \"properties\": {\"name\": {\"type\": \"string\"}, \"children\": {\"type\": \"array\","
+            + " \"items\": {\"$ref\": \"#/$defs/node\"}}, \"up\": {\"$ref\": \"#\"},"
+            + " \"deep\": {\"$ref\": \"#/$defs/node/properties/name\"}}}}}",
+        "{\"definitions\": {\"a-b\": {\"type\": \"integer\"}}, \"$ref\": \"#/definitions/a-b\"}",
+        "{\"type\": \"object\", \"additionalProperties\": {\"type\": \"array\"}}",
+        "{\"type\": \"object\", \"additionalProperties\": false}", "{\"minimum\": 1}", "true", "false");
+    List<Tool> out = new ArrayList<>();
+    for (int i = 0; i < results.size(); i++) {
+      out.add(Tool.builder("construct.r" + i).description("Result " + i + " */ \"\"\" \\").result(results.get(i))
+          .handler(args -> null).build());
+    }
+    out.add(Tool.builder("construct.params").parameters("""
+        {"type": "object", "required": ["first-name", "ok"],
+         "properties": {
+           "first-name": {"type": "string", "description": "*/ \\"\\"\\" \\\\ \\r\\n end"},
+           "class": {"type": "string"}, "self": {"type": "string"}, "__x": {"type": "string"},
+           "list": {"type": "array", "items": {"type": "object", "properties": {"Any": {"type": "integer"}}}},
+           "ok": {"type": "object", "additionalProperties": false, "properties": {"never": false}},
+           "extra": {"type": "string"}}}""").handler(args -> null).build());
+    out.add(Tool.builder("construct.keywords").parameters("""
+        {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}, "extra": {"type": "integer"},
+         "b-c": {"type": "integer"}}, "additionalProperties": {"type": "integer"}}""").handler(args -> null).build());
+    out.add(Tool.builder("construct").handler(args -> null).build());
+    out.add(Tool.builder("constructT").handler(args -> null).build());
+    return out;
+  }
+
+  @Test
+  void everyConstruct_rendersDeclarationsTscAccepts() throws Exception {
+    Path tsc = tsc();
+    Path dir = Files.createDirectories(WORK.resolve("every-construct"));
+    Files.writeString(dir.resolve("tools.d.ts"), Tool.stubs(Language.JAVASCRIPT, everyConstruct()));
+    Checked r = exec(dir, tsc.toString(), "--noEmit", "--strict", "--lib", "es2022", "tools.d.ts");
+    assertThat(r.output()).isEmpty();
+    assertThat(r.status()).isZero();
+  }
+
+  @Test
+  void everyConstruct_rendersStubsMypyAccepts() throws Exception {
+    String mypy = mypy();
+    Path dir = Files.createDirectories(WORK.resolve("every-construct"));
+    Files.writeString(dir.resolve("sandbox_tools.pyi"), Tool.stubs(Language.PYTHON, everyConstruct()));
+    Checked r = exec(dir, mypy, "--strict", "--no-incremental", "--python-version", "3.11", "sandbox_tools.pyi");
+    assertThat(r.output()).startsWith("Success");
+    assertThat(r.status()).isZero();
+  }
+
   /** The 1-based numbers of a sample's lines that are not comments. */
   private static List<Integer> misuseLines(String name) throws IOException {
     List<String> lines = sample(name).lines().toList();
