@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * {@code target/typescript} with npm on first use) for the declarations, mypy for the Python stubs. A
  * correct program type-checks and also runs OK in a sandbox with the same tools, so the stubs' shape is
  * the one guests really call; a program whose every line misuses a tool fails on every one of those lines.
- * Skipped, saying why, only when Node.js/npm or mypy is missing (CI installs both: {@code .ci/run}).
+ * Skipped, saying why, only when Node.js/npm or mypy is missing, and then only outside CI ({@code CI=true};
+ * {@code .ci/run} installs both).
  */
 @Tag("slow")
 class ToolStubsTypeCheckTest {
@@ -249,9 +250,10 @@ class ToolStubsTypeCheckTest {
   private static Path tsc() throws Exception {
     Path prefix = Path.of("target", "typescript").toAbsolutePath();
     Path tsc = prefix.resolve("node_modules/typescript/bin/tsc");
-    if (!Files.exists(tsc)) {
-      assumeTrue(onPath("npm") && onPath("node"), "skipped: Node.js and npm are not installed, so TypeScript "
-          + TYPESCRIPT + " cannot be installed to type-check the declarations (CI installs them: .ci/run)");
+    Path manifest = prefix.resolve("node_modules/typescript/package.json");
+    if (!Files.exists(manifest) || !Files.readString(manifest).contains("\"version\": \"" + TYPESCRIPT + "\"")) {
+      available(onPath("npm") && onPath("node"), "Node.js and npm are not installed, so TypeScript " + TYPESCRIPT
+          + " cannot be installed to type-check the declarations");
       Files.createDirectories(prefix);
       Checked r = exec(prefix, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", prefix.toString(),
           "typescript@" + TYPESCRIPT);
@@ -261,8 +263,15 @@ class ToolStubsTypeCheckTest {
   }
 
   private static String mypy() {
-    assumeTrue(onPath("mypy"), "skipped: mypy is not installed (apt-get install mypy; CI installs it: .ci/run)");
+    available(onPath("mypy"), "mypy is not installed (apt-get install mypy)");
     return "mypy";
+  }
+
+  /** Skips the test when a checker is missing, except in CI ({@code CI=true}), where that is a failure. */
+  private static void available(boolean present, String why) {
+    assertThat(present || !"true".equals(System.getenv("CI"))).as("CI must have the type checkers (.ci/run"
+        + " installs them): " + why).isTrue();
+    assumeTrue(present, "skipped: " + why + "; .ci/run installs it");
   }
 
   private static boolean onPath(String command) {
