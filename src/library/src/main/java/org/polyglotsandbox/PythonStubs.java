@@ -19,6 +19,12 @@ final class PythonStubs {
   private static final String[] OWN = {"Any", "Literal", "NoReturn", "NotRequired", "TypeAlias", "TypedDict",
       "overload", "ToolError", "Tools", "tools", "list", "dict", "str", "int", "float", "bool", "object"};
 
+  /** The builtins and typing names the stubs use in annotations, which a class member of that name would shadow. */
+  private static final List<String> SHADOWABLE = List.of("Any", "Literal", "NoReturn", "NotRequired", "TypeAlias",
+      "TypedDict", "overload", "list", "dict", "str", "int", "float", "bool");
+  private static final String IMPORTS = "from typing import Any, Literal, NoReturn, NotRequired, TypeAlias, TypedDict,"
+      + " overload\n";
+
   private final StubText.Names names = new StubText.Names(OWN);
   private final StringBuilder decls = new StringBuilder();
   /** The TypedDict each object schema became, so that rendering it again reuses the name. */
@@ -27,7 +33,73 @@ final class PythonStubs {
   private PythonStubs() {}
 
   static String render(List<Tool> tools) {
-    return new PythonStubs().file(tools);
+    Set<String> segments = new java.util.HashSet<>();
+    for (Tool t : tools) {
+      segments.addAll(List.of(t.name().split("\\.")));
+    }
+    PythonStubs stubs = new PythonStubs();
+    segments.forEach(stubs.names::unique); // no generated type takes a tool's name
+    String text = stubs.file(tools);
+    return segments.stream().anyMatch(SHADOWABLE::contains) ? unshadowed(text) : text;
+  }
+
+  /**
+   * The stubs with every builtin and typing name in annotations renamed to a {@code _}-prefixed alias,
+   * for tools with a member such as {@code files.list}: inside its class, {@code list[str]} would name the
+   * member. Tool names start with a letter, so no member can take the aliases. Names in strings,
+   * comments, docstrings, and names being declared ({@code def list}, {@code list: ...}) stay.
+   */
+  static String unshadowed(String text) {
+    StringBuilder out = new StringBuilder(text.length() + 512);
+    int i = 0;
+    int n = text.length();
+    while (i < n) {
+      char c = text.charAt(i);
+      if (c == '"') {
+        int j = i + 1;
+        while (j < n && text.charAt(j) != '"') {
+          j += text.charAt(j) == '\\' ? 2 : 1;
+        }
+        out.append(text, i, Math.min(j + 1, n));
+        i = j + 1;
+      } else if (c == '#') {
+        int j = text.indexOf('\n', i);
+        j = j < 0 ? n : j;
+        out.append(text, i, j);
+        i = j;
+      } else if (Character.isLetter(c) || c == '_') {
+        int j = i;
+        while (j < n && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_')) {
+          j++;
+        }
+        String word = text.substring(i, j);
+        boolean declared = j < n && text.charAt(j) == ':' || endsWith(out, "def ") || endsWith(out, "class ")
+            || i > 0 && text.charAt(i - 1) == '.';
+        out.append(SHADOWABLE.contains(word) && !declared ? "_" + word : word);
+        i = j;
+      } else {
+        out.append(c);
+        i++;
+      }
+    }
+    String aliased = out.toString();
+    StringBuilder imports = new StringBuilder("from typing import ");
+    List<String> typing = List.of("Any", "Literal", "NoReturn", "NotRequired", "TypeAlias", "TypedDict", "overload");
+    imports.append(String.join(", ", typing.stream().map(t -> t + " as _" + t).toList())).append('\n');
+    for (String b : List.of("list", "dict", "str", "int", "float", "bool")) {
+      imports.append('_').append(b).append(" = ").append(b).append('\n');
+    }
+    String renamedImports = unshadowedImportLine();
+    return aliased.replace(renamedImports, imports.toString());
+  }
+
+  private static boolean endsWith(StringBuilder b, String suffix) {
+    return b.length() >= suffix.length() && b.substring(b.length() - suffix.length()).equals(suffix);
+  }
+
+  /** What {@link #unshadowed} makes of the import line before it replaces it. */
+  private static String unshadowedImportLine() {
+    return "from typing import _Any, _Literal, _NoReturn, _NotRequired, _TypeAlias, _TypedDict, _overload\n";
   }
 
   /**
@@ -47,7 +119,7 @@ final class PythonStubs {
         .append(".\n# A tool also takes one dict, tools.NAME({\"key\": value}); a property whose name is not a\n")
         .append("# Python identifier (or is a keyword, \"self\" or starts with \"__\") can only be passed that way.\n")
         .append("# Arguments are still validated against the schemas when called.\n")
-        .append("from typing import Any, Literal, NoReturn, NotRequired, TypeAlias, TypedDict, overload\n\n\n")
+        .append(IMPORTS).append("\n\n")
         .append("""
             class ToolError(RuntimeError):
                 ""\"A failed tool call, raised by tools.NAME(...).

@@ -118,7 +118,9 @@ public final class Tool {
    * <p>Property names that are not identifiers are quoted in TypeScript. In Python, a property whose
    * name is not an ASCII identifier, is a keyword, is {@code self} or starts with {@code __} is no keyword
    * argument: it can be passed only in the one-dict form, and a tool with such a required property has
-   * only that form. Descriptions enter comments and docstrings with line breaks normalised and text that
+   * only that form. A tool segment named like a builtin or typing name the Python stubs use
+   * ({@code files.list}) would shadow it inside its class, so such stubs name those through
+   * {@code _}-prefixed aliases ({@code _list[_str]}). Descriptions enter comments and docstrings with line breaks normalised and text that
    * would end the comment or docstring escaped. Stubs hold only what the embedder defined.
    *
    * <p>To type-check guest code: {@code tsc --noEmit --strict --allowJs --checkJs tools.d.ts program.js};

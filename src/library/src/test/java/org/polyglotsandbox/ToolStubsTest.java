@@ -209,6 +209,19 @@ class ToolStubsTest {
   }
 
   @Test
+  void toolsNamedLikeBuiltins_makePythonStubsUseAliases() {
+    Tool list = tool("files.list", "{\"type\": \"object\", \"properties\": {\"list\": {\"type\": \"array\","
+        + " \"description\": \"a list of str\", \"items\": {\"type\": \"string\"}}}}");
+    String p = py(list);
+    assertThat(p).contains("from typing import Any as _Any, Literal as _Literal,", "_list = list\n",
+        "    @_overload\n    def list(self, *, list: _list[_str] = ..., **extra: _Any) -> FilesListResult:",
+        "FilesListParams = _TypedDict(\"FilesListParams\", {\n    # a list of str\n"
+            + "    \"list\": _NotRequired[_list[_str]],\n")
+        .doesNotContain("@overload", ": Any", "[str]");
+    assertThat(py(tool("files.find", "{\"type\": \"object\"}"))).doesNotContain("_Any", "_list");
+  }
+
+  @Test
   void aToolListedTwice_isRejectedByName() {
     Tool t = tool("kv.get", "{\"type\": \"object\"}");
     assertThatThrownBy(() -> Tool.stubs(Language.PYTHON, List.of(t, t)))

@@ -221,6 +221,33 @@ class ToolStubsTypeCheckTest {
     assertThat(r.status()).isZero();
   }
 
+  /** Tools named like the builtins and typing names the stubs use ({@code files.list}) must not shadow them. */
+  @Test
+  void toolsNamedLikeBuiltins_shadowNothing_andTypeCheckWhereCalled() throws Exception {
+    String mypy = mypy();
+    List<Tool> tools = new ArrayList<>(everyConstruct());
+    for (String name : List.of("list", "str", "overload", "TypedDict", "Any", "NotRequired", "dict")) {
+      tools.add(Tool.builder("files." + name).parameters("""
+          {"type": "object", "required": ["tags"], "properties": {"tags": {"type": "array", "items": {"type": "string"}},
+           "list": {"type": "integer"}, "meta": {"type": "object", "properties": {"str": {"type": "string"}}}}}""")
+          .result("{\"type\": \"array\", \"items\": {\"type\": \"string\"}}").handler(args -> List.of()).build());
+    }
+    Path dir = Files.createDirectories(WORK.resolve("shadowing"));
+    Files.writeString(dir.resolve("sandbox_tools.pyi"), Tool.stubs(Language.PYTHON, tools));
+    Files.writeString(dir.resolve("good.py"), """
+        from sandbox_tools import tools
+        names: list[str] = tools.files.list(tags=["a"], list=1) + tools.files.str({"tags": []})
+        """);
+    Files.writeString(dir.resolve("misuse.py"), """
+        from sandbox_tools import tools
+        tools.files.list(tags="a")
+        """);
+    Checked good = exec(dir, mypy, "--strict", "--no-incremental", "--python-version", "3.11", "good.py");
+    assertThat(good.output()).startsWith("Success");
+    Checked misuse = exec(dir, mypy, "--strict", "--no-incremental", "--python-version", "3.11", "misuse.py");
+    assertThat(misuse.output()).contains("misuse.py:2: error").doesNotContain("sandbox_tools.pyi:");
+  }
+
   /** The 1-based numbers of a sample's lines that are not comments. */
   private static List<Integer> misuseLines(String name) throws IOException {
     List<String> lines = sample(name).lines().toList();
