@@ -120,14 +120,16 @@ public final class Tool {
    * argument: it can be passed only in the one-dict form, and a tool with such a required property has
    * only that form. A tool segment named like a builtin or typing name the Python stubs use
    * ({@code files.list}) would shadow it inside its class, so such stubs name those through
-   * {@code _}-prefixed aliases ({@code _list[_str]}). Descriptions enter comments and docstrings with line breaks normalised and text that
-   * would end the comment or docstring escaped. Stubs hold only what the embedder defined.
+   * {@code _}-prefixed aliases ({@code _list[_str]}). Descriptions enter comments and docstrings with
+   * line breaks normalised and text that would end the comment or docstring escaped. Stubs hold only
+   * what the embedder defined, in the order given; the same tools give the same text.
    *
    * <p>To type-check guest code: {@code tsc --noEmit --strict --allowJs --checkJs tools.d.ts program.js};
    * for Python save the stubs as {@code sandbox_tools.pyi} and run mypy on the program with
    * {@code from sandbox_tools import tools} prepended.
    *
    * @throws IllegalArgumentException if two tools have the same name
+   * @throws NullPointerException if {@code language}, {@code tools} or one of them is null
    */
   public static String stubs(Language language, java.util.Collection<Tool> tools) {
     return ToolStubs.of(language, tools);
