@@ -36,7 +36,7 @@ public final class Auditor implements AutoCloseable {
 
   private Auditor(DeliveryQueue<AuditEvent> toListener, Map<String, String> attributes) {
     this.toListener = toListener;
-    this.attributes = Map.copyOf(attributes);
+    this.attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
   }
 
   /**

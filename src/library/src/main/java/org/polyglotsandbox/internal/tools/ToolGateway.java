@@ -192,7 +192,7 @@ public final class ToolGateway {
    */
   public void runContext(String label, Map<String, String> attributes) {
     this.label = label;
-    this.attributes = Map.copyOf(attributes);
+    this.attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
   }
 
   private Tool.Call context(ToolBinding tool) {
