@@ -3,7 +3,7 @@ package org.polyglotsandbox;
 import java.util.List;
 import java.util.Map;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
-import org.polyglotsandbox.internal.filesystem.RunFile;
+import org.polyglotsandbox.internal.spi.RunFile;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.RunRecord;
 

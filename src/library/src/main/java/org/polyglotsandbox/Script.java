@@ -17,7 +17,7 @@ import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
-import org.polyglotsandbox.internal.filesystem.RunFile;
+import org.polyglotsandbox.internal.spi.RunFile;
 
 /**
  * One guest program: its language, its text, the name it appears under in guest stack traces, input

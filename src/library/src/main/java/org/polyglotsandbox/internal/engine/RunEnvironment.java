@@ -20,7 +20,7 @@ import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.filesystem.PythonFileSystem;
-import org.polyglotsandbox.internal.filesystem.RunFile;
+import org.polyglotsandbox.internal.spi.RunFile;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.tools.ToolGateway;

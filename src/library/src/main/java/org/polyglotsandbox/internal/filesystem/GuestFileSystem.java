@@ -36,6 +36,7 @@ import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.EnforcementSink;
+import org.polyglotsandbox.internal.spi.RunFile;
 
 /**
  * The run's file system: an in-memory Jimfs tree holding copies of the mounts, behind a polyglot

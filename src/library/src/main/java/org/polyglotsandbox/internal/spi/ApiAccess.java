@@ -6,7 +6,6 @@ import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
-import org.polyglotsandbox.internal.filesystem.RunFile;
 
 /**
  * What the engine room may ask of the API beyond its public methods: make the result values the API

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.internal.filesystem;
+package org.polyglotsandbox.internal.spi;
 
 import java.util.Objects;
 
