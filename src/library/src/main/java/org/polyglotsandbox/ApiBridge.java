@@ -1,7 +1,9 @@
 package org.polyglotsandbox;
 
+import java.util.List;
 import java.util.Map;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
+import org.polyglotsandbox.internal.spi.RunFile;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.RunRecord;
 
@@ -29,6 +31,11 @@ final class ApiBridge extends ApiAccess {
   @Override
   public Map<String, Boolean> outputFileDeclarations(Script script) {
     return script.outputFileDeclarations();
+  }
+
+  @Override
+  public List<RunFile> runFiles(Script script) {
+    return script.runFiles();
   }
 
   @Override

@@ -2,6 +2,9 @@ package org.polyglotsandbox;
 
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -19,8 +22,10 @@ import java.util.Objects;
  * @param runId the run's {@link ExecutionResult#runId()}
  * @param label the embedder's label for the run ({@link Script#withLabel}), empty if none
  * @param event what happened
+ * @param attributes the run's attributes the embedder marked as audited ({@link Script#withAuditedAttribute}),
+ *     unmodifiable, in the order set; empty if none
  */
-public record AuditEvent(String runId, String label, SandboxEvent event) {
+public record AuditEvent(String runId, String label, SandboxEvent event, Map<String, String> attributes) {
   /** The name of the JDK Flight Recorder event emitted for each audit event. */
   public static final String JFR_EVENT_NAME = "org.polyglotsandbox.Audit";
 
@@ -28,6 +33,12 @@ public record AuditEvent(String runId, String label, SandboxEvent event) {
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(label, "label");
     Objects.requireNonNull(event, "event");
+    attributes = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(attributes, "attributes")));
+  }
+
+  /** An event of a run without audited attributes. */
+  public AuditEvent(String runId, String label, SandboxEvent event) {
+    this(runId, label, event, Map.of());
   }
 
   /** When it happened. */

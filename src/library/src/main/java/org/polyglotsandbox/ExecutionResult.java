@@ -57,6 +57,8 @@ public final class ExecutionResult {
   private final long undeliveredOutputChunks;
   private final int droppedEvents;
   private final int undeliveredAuditEvents;
+  /** The script's audited attributes, which {@link #auditEvents()} carry. */
+  private final Map<String, String> auditedAttributes;
 
   ExecutionResult(RunRecord r) {
     this.outcome = r.outcome();
@@ -78,6 +80,37 @@ public final class ExecutionResult {
     this.undeliveredOutputChunks = r.undeliveredOutputChunks();
     this.droppedEvents = r.droppedEvents();
     this.undeliveredAuditEvents = r.undeliveredAuditEvents();
+    this.auditedAttributes = Map.of();
+  }
+
+  /** {@code r} whose audit events carry the script's audited attributes. */
+  ExecutionResult(ExecutionResult r, Map<String, String> auditedAttributes) {
+    this.outcome = r.outcome;
+    this.limit = r.limit;
+    this.value = r.value;
+    this.errorMessage = r.errorMessage;
+    this.guestStackTrace = r.guestStackTrace;
+    this.exitStatus = r.exitStatus;
+    this.stdout = r.stdout;
+    this.stderr = r.stderr;
+    this.usage = r.usage;
+    this.events = r.events;
+    this.rejection = r.rejection;
+    this.notes = r.notes;
+    this.outputFiles = r.outputFiles;
+    this.missingOutputFiles = r.missingOutputFiles;
+    this.runId = r.runId;
+    this.label = r.label;
+    this.undeliveredOutputChunks = r.undeliveredOutputChunks;
+    this.droppedEvents = r.droppedEvents;
+    this.undeliveredAuditEvents = r.undeliveredAuditEvents;
+    this.auditedAttributes = auditedAttributes;
+  }
+
+  /** This result, carrying {@code script}'s audited attributes into its audit events. */
+  ExecutionResult auditedWith(Script script) {
+    Map<String, String> audited = script.auditedAttributes();
+    return audited.isEmpty() ? this : new ExecutionResult(this, audited);
   }
 
 
@@ -281,9 +314,9 @@ public final class ExecutionResult {
     return events;
   }
 
-  /** {@link #events()} as audit events of this run. */
+  /** {@link #events()} as audit events of this run, with its audited attributes. */
   public List<AuditEvent> auditEvents() {
-    return events.stream().map(e -> new AuditEvent(runId, label, e)).toList();
+    return events.stream().map(e -> new AuditEvent(runId, label, e, auditedAttributes)).toList();
   }
 
   /**

@@ -147,8 +147,9 @@ public final class PolyglotSandbox implements AutoCloseable {
    * wait and the sandbox's own set-up before it are bounded by {@link Builder#startTimeout} and
    * reported in {@link ExecutionResult.Usage#queueTime()} and {@link ExecutionResult.Usage#setupTime()}.
    *
-   * @throws IllegalArgumentException if the policy does not allow the script's language, or an input
-   *     is not plain data
+   * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
+   *     not plain data, a declared output file lies outside every mount, or a file of the run
+   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits
    * @throws RejectedExecutionException if the sandbox is at {@link Builder#maxConcurrentRuns} with
    *     {@link Builder#maxWaitingRuns} runs already waiting, or is so overloaded that the run did not
    *     start within {@link Builder#startTimeout}; either way the guest did not run, so the call may be
@@ -158,7 +159,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * @throws IllegalStateException if the sandbox is closed
    */
   public ExecutionResult run(Script script) {
-    return core.run(script, admit(script));
+    return core.run(script, admit(script)).auditedWith(script);
   }
 
   /**
@@ -169,11 +170,31 @@ public final class PolyglotSandbox implements AutoCloseable {
    * the future cancels the run (or its place in the queue).
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
-   *     not plain data, or a declared output file lies outside every mount
+   *     not plain data, a declared output file lies outside every mount, or a file of the run
+   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits
    * @throws IllegalStateException if the sandbox is closed
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
-    return core.runAsync(script, admit(script));
+    CompletableFuture<ExecutionResult> run = core.runAsync(script, admit(script));
+    if (script.auditedAttributes().isEmpty()) {
+      return run;
+    }
+    // A future of its own for the result with the attributes, whose cancellation still cancels the run.
+    CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
+    run.whenComplete((r, e) -> {
+      if (e != null) {
+        out.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+            ? c.getCause() : e);
+      } else {
+        out.complete(r.auditedWith(script));
+      }
+    });
+    out.whenComplete((r, e) -> {
+      if (out.isCancelled()) {
+        run.cancel(true);
+      }
+    });
+    return out;
   }
 
   /** Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}. */
@@ -218,6 +239,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
+    script.checkFilesAgainst(policy);
     script.checkOutputFilesAgainst(policy);
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> {

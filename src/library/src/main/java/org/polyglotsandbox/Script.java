@@ -1,5 +1,7 @@
 package org.polyglotsandbox;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -16,6 +18,7 @@ import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
 import org.polyglotsandbox.internal.boundary.PlainData;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
+import org.polyglotsandbox.internal.spi.RunFile;
 
 /**
  * One guest program: its language, its text, the name it appears under in guest stack traces, input
@@ -34,6 +37,15 @@ public final class Script {
   static final int MAX_LABEL_CHARS = 128;
   /** Guest paths a script may declare as output files. */
   static final int MAX_OUTPUT_FILES = 256;
+  private static final Pattern ATTRIBUTE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
+  /** Attributes one run may carry ({@link #withAttribute}). */
+  public static final int MAX_ATTRIBUTES = 32;
+  /** Characters one attribute's value may hold. */
+  public static final int MAX_ATTRIBUTE_CHARS = 256;
+  /** Files one script may hand to its run ({@link #withFile}). */
+  public static final int MAX_FILES = 256;
+  /** Bytes all of a script's {@link #withFile} files may hold together: 1 GiB. */
+  public static final long MAX_TOTAL_FILE_BYTES = 1L << 30;
 
   private final Language language;
   private final String code;
@@ -44,6 +56,13 @@ public final class Script {
   private final Map<String, Boolean> outputFiles;
   private final String label;
   private final Consumer<? super ExecutionResult.OutputChunk> outputListener;
+  /** The run's own files, by normalized guest path, in the order given. */
+  private final Map<String, RunFile> files;
+  /** The embedder's attributes of the run, by name, in the order given. */
+  private final Map<String, Attribute> attributes;
+
+  /** An attribute's value and whether audit events carry it. */
+  record Attribute(String value, boolean audited) {}
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles) {
@@ -57,6 +76,14 @@ public final class Script {
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener) {
+    this(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, Map.of(), Map.of());
+  }
+
+  private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
+      Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener,
+      Map<String, RunFile> files, Map<String, Attribute> attributes) {
+    this.files = files;
+    this.attributes = attributes;
     this.language = Objects.requireNonNull(language, "language");
     this.code = Objects.requireNonNull(code, "code");
     if (!NAME.matcher(name).matches()) {
@@ -95,7 +122,7 @@ public final class Script {
             + String.format("%04X", (int) label.charAt(i)) + ") at index " + i);
       }
     }
-    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener);
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, files, attributes);
   }
 
   /**
@@ -109,7 +136,7 @@ public final class Script {
    */
   public Script withOutputListener(Consumer<? super ExecutionResult.OutputChunk> listener) {
     Objects.requireNonNull(listener, "listener");
-    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener);
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener, files, attributes);
   }
 
   /** The listener set by {@link #withOutputListener}, if any. */
@@ -196,7 +223,7 @@ public final class Script {
 
   /** This script under another name, as guest stack traces show it; a file name, never a host path. */
   public Script named(String name) {
-    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener);
+    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener, files, attributes);
   }
 
   /**
@@ -218,7 +245,7 @@ public final class Script {
       }
       copy.put(k, v);
     });
-    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label, outputListener);
+    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label, outputListener, files, attributes);
   }
 
   /**
@@ -234,7 +261,7 @@ public final class Script {
    */
   public Script withResultSchema(String jsonSchema) {
     JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
-    return new Script(language, code, name, inputs, schema, outputFiles, label, outputListener);
+    return new Script(language, code, name, inputs, schema, outputFiles, label, outputListener, files, attributes);
   }
 
   /**
@@ -255,7 +282,8 @@ public final class Script {
    * by every run of a sandbox, while which files a given program leaves for its caller is part of that
    * program's contract, like its inputs and its result schema. The caps stay in the policy's
    * {@link Limits}, and the sandbox refuses to run a script whose output path lies outside every mount
-   * (the guest could never write it).
+   * and is no {@link FileMode#WRITABLE} file of the run ({@link #withFile}): the guest could never
+   * write it.
    *
    * @param guestPaths absolute guest paths without {@code ..}, such as {@code /out/report.csv}; each
    *     name must also be safe as a host file name (no backslash, colon or control character)
@@ -277,26 +305,227 @@ public final class Script {
   private Script withOutputFiles(String[] guestPaths, boolean required) {
     Map<String, Boolean> copy = new LinkedHashMap<>(outputFiles);
     for (String path : Objects.requireNonNull(guestPaths, "guestPaths")) {
-      String p;
-      try {
-        p = Mount.normalizeGuestPath(Objects.requireNonNull(path, "guest path"));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("output file: " + e.getMessage(), e);
-      }
-      for (String part : p.substring(1).split("/")) {
-        String problem = HostWriter.problem(part);
-        if (problem != null) {
-          throw new IllegalArgumentException("output file '" + TextSanitizer.oneLine(path, 200)
-              + "' is not a safe file name: " + problem);
-        }
-      }
+      String p = checkedPath("output file", path);
       copy.merge(p, required, Boolean::logicalOr);
     }
     if (copy.size() > MAX_OUTPUT_FILES) {
       throw new IllegalArgumentException("at most " + MAX_OUTPUT_FILES + " output files may be declared, not "
           + copy.size());
     }
-    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label, outputListener);
+    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label, outputListener, files, attributes);
+  }
+
+  /**
+   * This script with a read-only file in its run's in-memory file system ({@link FileMode#READ_ONLY}).
+   *
+   * @see #withFile(String, byte[], FileMode)
+   */
+  public Script withFile(String guestPath, byte[] content) {
+    return withFile(guestPath, content, FileMode.READ_ONLY);
+  }
+
+  /** {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8, read-only. */
+  public Script withFile(String guestPath, String text) {
+    return withFile(guestPath, Objects.requireNonNull(text, "text").getBytes(StandardCharsets.UTF_8),
+        FileMode.READ_ONLY);
+  }
+
+  /** {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8. */
+  public Script withFile(String guestPath, String text, FileMode mode) {
+    return withFile(guestPath, Objects.requireNonNull(text, "text").getBytes(StandardCharsets.UTF_8), mode);
+  }
+
+  /**
+   * This script with a file handed to its run alone: written into that run's in-memory file system
+   * before its first statement, gone with it. The host disk is never touched, and no other run sees it:
+   * not the next one, not one running at the same time, not one on a context prepared in advance. Guest
+   * code reads it like a mounted file (Python {@code open}, JavaScript {@code readText}); a
+   * {@link FileMode#WRITABLE} one it may also overwrite, and, declared with {@link #withOutputFiles},
+   * it comes back in the result, so a run can transform an uploaded file. The guest can never delete,
+   * rename or recreate it, and the directories above it show only what leads to it and to the mounts.
+   *
+   * <p>The content is copied; a later change to {@code content} does not reach the run. The same path
+   * given again replaces the earlier file. When the script runs, the sandbox checks the files against
+   * its policy and refuses the run with {@link IllegalArgumentException} (naming the path) if one lies
+   * inside, at or above a mount, at, inside or above {@link Policy#PYTHON_HOME_PATH} while the policy
+   * allows Python, or if the files alone hold more than {@link Limits#maxFileBytes()} bytes or more
+   * than {@link Limits#maxFiles()} files and directories. Together with the mounts' copies, counted in
+   * the file system's 4 KiB blocks, they may still not fit: the run then ends
+   * {@link Outcome#LIMIT_EXCEEDED} ({@link Limit#FILES}) before its guest starts.
+   *
+   * @param guestPath an absolute guest path without {@code ..}, such as {@code /in/upload.csv}; each name
+   *     must also be safe as a host file name (no backslash, colon or control character)
+   * @throws IllegalArgumentException naming the path, if it is not such a path, if it lies inside or
+   *     above another file given here, or if more than {@value #MAX_FILES} files or
+   *     {@value #MAX_TOTAL_FILE_BYTES} bytes in all would be given
+   */
+  public Script withFile(String guestPath, byte[] content, FileMode mode) {
+    Objects.requireNonNull(content, "content");
+    Objects.requireNonNull(mode, "mode");
+    String p = checkedPath("file", guestPath);
+    Map<String, RunFile> copy = new LinkedHashMap<>(files);
+    copy.remove(p);
+    long total = content.length;
+    for (String other : copy.keySet()) {
+      if (other.startsWith(p + "/") || p.startsWith(other + "/")) {
+        throw new IllegalArgumentException("file " + p + " and file " + other + " overlap: one would be a"
+            + " directory of the other");
+      }
+      total += copy.get(other).bytes().length;
+    }
+    if (copy.size() + 1 > MAX_FILES) {
+      throw new IllegalArgumentException("at most " + MAX_FILES + " files may be given to a run, not "
+          + (copy.size() + 1) + " (adding " + p + ")");
+    }
+    if (total > MAX_TOTAL_FILE_BYTES) {
+      throw new IllegalArgumentException("file " + p + " (" + content.length + " bytes) would bring the run's"
+          + " files to " + total + " bytes; at most " + MAX_TOTAL_FILE_BYTES + " are allowed");
+    }
+    copy.put(p, new RunFile(p, content.clone(), mode == FileMode.WRITABLE));
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener,
+        Collections.unmodifiableMap(copy), attributes);
+  }
+
+  /** The files given by {@link #withFile}: normalized guest path to mode, in the order given. */
+  public Map<String, FileMode> files() {
+    Map<String, FileMode> out = new LinkedHashMap<>();
+    files.forEach((p, f) -> out.put(p, f.writable() ? FileMode.WRITABLE : FileMode.READ_ONLY));
+    return Collections.unmodifiableMap(out);
+  }
+
+  List<RunFile> runFiles() {
+    return List.copyOf(files.values());
+  }
+
+  /**
+   * Checks the run's files against the policy it is to run under, and that the files alone fit its
+   * file limits.
+   *
+   * @throws IllegalArgumentException naming the first file that breaks a rule
+   */
+  void checkFilesAgainst(Policy policy) {
+    long bytes = 0;
+    Set<String> entries = new LinkedHashSet<>();
+    for (String p : files.keySet()) {
+      Optional<Mount> m = policy.mountFor(p);
+      if (m.isPresent()) {
+        throw new IllegalArgumentException("file " + p + " lies inside mount " + m.get().guestPath()
+            + "; a run's own files must lie outside the policy's mounts");
+      }
+      if (policy.directoriesLeadingToMounts().contains(p)) {
+        throw new IllegalArgumentException("file " + p + " would be a directory above a mount of the policy"
+            + " (mounts: " + policy.mounts().stream().map(Mount::guestPath).toList() + ")");
+      }
+      String home = Policy.PYTHON_HOME_PATH;
+      if (policy.allows(Language.PYTHON)
+          && (p.equals(home) || p.startsWith(home + "/") || home.startsWith(p + "/"))) {
+        throw new IllegalArgumentException("file " + p + " overlaps " + home + ", where Python guests find"
+            + " GraalPy's standard library; put it elsewhere");
+      }
+      bytes += files.get(p).bytes().length;
+      for (int i = p.indexOf('/', 1); i > 0; i = p.indexOf('/', i + 1)) {
+        entries.add(p.substring(0, i));
+      }
+      entries.add(p);
+    }
+    Limits limits = policy.limits();
+    if (bytes > limits.maxFileBytes()) {
+      throw new IllegalArgumentException("the run's files hold " + bytes + " bytes, more than the policy's"
+          + " maxFileBytes (" + limits.maxFileBytes() + ")" + (files.size() == 1 ? " (file "
+          + files.keySet().iterator().next() + ")" : ""));
+    }
+    if (entries.size() > limits.maxFiles()) {
+      throw new IllegalArgumentException("the run's files make " + entries.size() + " files and directories,"
+          + " more than the policy's maxFiles (" + limits.maxFiles() + ")");
+    }
+  }
+
+  /**
+   * This script with an attribute of its run, set by the embedder (a tenant, a user, a conversation
+   * id): every tool handler of the run receives it ({@link Tool.Call#attributes()}, through a
+   * {@link Tool.ContextualHandler}), on the guest thread or a handler thread alike. Guest code never
+   * sees it: it is in no global, no environment variable, no file. Not audited; see
+   * {@link #withAuditedAttribute}. Setting a name again replaces its value (and whether it is audited).
+   *
+   * @param name 1-64 letters, digits, {@code _}, {@code .} or {@code -}
+   * @param value at most {@value #MAX_ATTRIBUTE_CHARS} characters, no control character
+   * @throws IllegalArgumentException naming the value, if the name or value breaks these rules, or if
+   *     the run would carry more than {@value #MAX_ATTRIBUTES} attributes
+   */
+  public Script withAttribute(String name, String value) {
+    return withAttribute(name, value, false);
+  }
+
+  /**
+   * {@link #withAttribute}, and every audit event of the run carries it too ({@link AuditEvent#attributes()},
+   * the JFR event's {@code attributes} field, {@link ExecutionResult#auditEvents()}). Audit only what
+   * may be kept in logs.
+   */
+  public Script withAuditedAttribute(String name, String value) {
+    return withAttribute(name, value, true);
+  }
+
+  private Script withAttribute(String name, String value, boolean audited) {
+    Objects.requireNonNull(name, "attribute name");
+    Objects.requireNonNull(value, "attribute value");
+    if (!ATTRIBUTE_NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("attribute name '" + TextSanitizer.oneLine(name, 80) + "' must be 1-64"
+          + " letters, digits, '_', '.' or '-'");
+    }
+    if (value.length() > MAX_ATTRIBUTE_CHARS) {
+      throw new IllegalArgumentException("attribute " + name + " is " + value.length() + " characters long; at most "
+          + MAX_ATTRIBUTE_CHARS + " are allowed");
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new IllegalArgumentException("attribute " + name + " holds a control character (U+"
+            + String.format("%04X", (int) value.charAt(i)) + ") at index " + i);
+      }
+    }
+    Map<String, Attribute> copy = new LinkedHashMap<>(attributes);
+    copy.put(name, new Attribute(value, audited));
+    if (copy.size() > MAX_ATTRIBUTES) {
+      throw new IllegalArgumentException("at most " + MAX_ATTRIBUTES + " attributes may be set, not " + copy.size()
+          + " (adding " + name + ")");
+    }
+    return new Script(language, code, this.name, inputs, resultSchema, outputFiles, label, outputListener, files,
+        Collections.unmodifiableMap(copy));
+  }
+
+  /** The run's attributes ({@link #withAttribute}, {@link #withAuditedAttribute}), in the order set. */
+  public Map<String, String> attributes() {
+    Map<String, String> out = new LinkedHashMap<>();
+    attributes.forEach((n, a) -> out.put(n, a.value()));
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** The attributes audit events carry ({@link #withAuditedAttribute}), in the order set. */
+  public Map<String, String> auditedAttributes() {
+    Map<String, String> out = new LinkedHashMap<>();
+    attributes.forEach((n, a) -> {
+      if (a.audited()) {
+        out.put(n, a.value());
+      }
+    });
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** A normalized absolute guest path, each of whose names is also safe as a host file name. */
+  private static String checkedPath(String what, String path) {
+    String p;
+    try {
+      p = Mount.normalizeGuestPath(Objects.requireNonNull(path, "guest path"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(what + ": " + e.getMessage(), e);
+    }
+    for (String part : p.substring(1).split("/")) {
+      String problem = HostWriter.problem(part);
+      if (problem != null) {
+        throw new IllegalArgumentException(what + " '" + TextSanitizer.oneLine(path, 200)
+            + "' is not a safe file name: " + problem);
+      }
+    }
+    return p;
   }
 
   public Language language() {
@@ -351,10 +580,30 @@ public final class Script {
    */
   void checkOutputFilesAgainst(Policy policy) {
     for (String path : outputFiles.keySet()) {
-      if (policy.mountFor(path).isEmpty()) {
-        throw new IllegalArgumentException("output file " + path + " is outside every mount, so the guest could"
-            + " never write it (mounts: " + policy.mounts().stream().map(Mount::guestPath).toList() + ")");
+      RunFile own = files.get(path);
+      if (own != null && !own.writable()) {
+        throw new IllegalArgumentException("output file " + path + " is a read-only file of the run"
+            + " (withFile), so the guest could never write it; give it as FileMode.WRITABLE");
+      }
+      if (own == null && policy.mountFor(path).isEmpty()) {
+        throw new IllegalArgumentException("output file " + path + " is outside every mount and is no writable"
+            + " file of the run, so the guest could never write it (mounts: "
+            + policy.mounts().stream().map(Mount::guestPath).toList() + ")");
       }
     }
+  }
+
+  /**
+   * Whether guest code may overwrite a file the embedder hands to one run ({@link Script#withFile(String,
+   * byte[], FileMode)}). Neither mode lets it delete, rename or replace the file by another.
+   */
+  public enum FileMode {
+    /** Guest code may read the file; a write is denied like a write outside the mounts. The default. */
+    READ_ONLY,
+    /**
+     * Guest code may read and overwrite the file (truncate, rewrite, append), so that a run can transform
+     * it; declared with {@link Script#withOutputFiles}, it comes back in the result.
+     */
+    WRITABLE
   }
 }

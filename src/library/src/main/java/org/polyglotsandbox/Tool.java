@@ -62,6 +62,7 @@ public final class Tool {
   private final JsonSchema parameters;
   private final JsonSchema result;
   private final Tool.Handler handler;
+  private final Tool.ContextualHandler contextualHandler;
   private final int maxCallsPerRun;
   private final Duration timeout;
   private final int maxArgumentBytes;
@@ -72,7 +73,8 @@ public final class Tool {
     this.description = b.description;
     this.parameters = parameters;
     this.result = result;
-    this.handler = b.handler;
+    this.contextualHandler = b.contextualHandler != null ? b.contextualHandler : plain(b.handler);
+    this.handler = b.handler != null ? b.handler : withoutContext(b.name, b.contextualHandler);
     this.maxCallsPerRun = b.maxCallsPerRun;
     this.timeout = b.timeout;
     this.maxArgumentBytes = b.maxArgumentBytes;
@@ -155,9 +157,28 @@ public final class Tool {
     return result == null ? Optional.empty() : Optional.of(result.text());
   }
 
-  /** The host function. */
+  /**
+   * The host function. For a tool built with a {@link ContextualHandler}, one that calls it with a
+   * context naming no run (empty run id, label and attributes).
+   */
   public Tool.Handler handler() {
     return handler;
+  }
+
+  /**
+   * The host function with its call's context: the {@link ContextualHandler} given to the builder, or
+   * the {@link Handler} given to it, which ignores the context. The sandbox calls this one.
+   */
+  public Tool.ContextualHandler contextualHandler() {
+    return contextualHandler;
+  }
+
+  private static ContextualHandler plain(Handler h) {
+    return h == null ? null : (arguments, call) -> h.call(arguments);
+  }
+
+  private static Handler withoutContext(String name, ContextualHandler h) {
+    return h == null ? null : arguments -> h.call(arguments, new Call(name, "", "", Map.of()));
   }
 
   /** Calls one run may make; the next ends the run with {@link Limit#TOOL_CALLS}. Default 1000. */
@@ -227,6 +248,7 @@ public final class Tool {
     private String parameters = NO_PARAMETERS;
     private String result;
     private Tool.Handler handler;
+    private Tool.ContextualHandler contextualHandler;
     private int maxCallsPerRun = 1000;
     private Duration timeout = Duration.ofSeconds(5);
     private int maxArgumentBytes = 64 << 10;
@@ -259,9 +281,21 @@ public final class Tool {
       return this;
     }
 
-    /** The host function. Required. */
+    /** The host function. Required: this or {@link #handler(ContextualHandler)}, the last one set. */
     public Builder handler(Tool.Handler handler) {
       this.handler = Objects.requireNonNull(handler, "handler");
+      this.contextualHandler = null;
+      return this;
+    }
+
+    /**
+     * The host function, given each call's {@link Call} (which run, label and attributes)
+     * with its arguments: {@code handler((args, call) -> lookup(call.attribute("tenant"), args))}.
+     * Replaces a {@link #handler(Handler)} set before, and is replaced by one set after.
+     */
+    public Builder handler(Tool.ContextualHandler handler) {
+      this.contextualHandler = Objects.requireNonNull(handler, "handler");
+      this.handler = null;
       return this;
     }
 
@@ -320,7 +354,7 @@ public final class Tool {
      *     schema does not describe an object
      */
     public Tool build() {
-      if (handler == null) {
+      if (handler == null && contextualHandler == null) {
         throw new IllegalStateException("tool '" + name + "' has no handler: call handler(...) before build()");
       }
       JsonSchema p = JsonSchema.parse(parameters, "tool '" + name + "': parameters schema");
@@ -356,5 +390,52 @@ public final class Tool {
      * @throws Exception for any other failure; the guest sees only its message, never its class or stack
      */
     Object call(Map<String, Object> arguments) throws Exception;
+  }
+
+  /**
+   * The host side of a {@link Tool} that wants to know which run calls it: {@link Handler}, with the
+   * call's {@link Call}. Same threads, timeout, checks and thread-safety duty as a
+   * {@link Handler}.
+   */
+  @FunctionalInterface
+  public interface ContextualHandler {
+    /**
+     * Handles one call.
+     *
+     * @param arguments as for {@link Handler#call}
+     * @param call the run the call comes from; never null
+     * @return as for {@link Handler#call}
+     * @throws ToolException to fail the call with a message meant for the guest
+     * @throws Exception for any other failure; the guest sees only its message, never its class or stack
+     */
+    Object call(Map<String, Object> arguments, Call call) throws Exception;
+  }
+
+  /**
+   * The run a tool call comes from, as a {@link Tool.ContextualHandler} receives it with the call's
+   * arguments: the tool's name, the run's id, the embedder's label and attributes for the run. Set by
+   * the embedder (or the sandbox) only; guest code can neither see nor change any of it. The same on the
+   * guest thread (an {@linkplain Tool.Builder#inline() inline} tool) and on a handler thread, where a
+   * {@link ThreadLocal} of the caller would not help.
+   *
+   * @param tool the called tool's name
+   * @param runId the run's {@link ExecutionResult#runId()}
+   * @param label the run's label ({@link Script#withLabel}), empty if none
+   * @param attributes the run's attributes ({@link Script#withAttribute}), unmodifiable, in the order set,
+   *     audited or not
+   */
+  public record Call(String tool, String runId, String label, Map<String, String> attributes) {
+    public Call {
+      Objects.requireNonNull(tool, "tool");
+      Objects.requireNonNull(runId, "runId");
+      Objects.requireNonNull(label, "label");
+      attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(
+          Objects.requireNonNull(attributes, "attributes")));
+    }
+
+    /** The attribute of that name, or null if the run has none. */
+    public String attribute(String name) {
+      return attributes.get(name);
+    }
   }
 }

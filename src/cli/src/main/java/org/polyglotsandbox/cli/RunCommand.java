@@ -90,6 +90,12 @@ final class RunCommand implements Callable<Integer> {
           "(size and name checked). Written below --output-dir if given. Repeatable."})
   private List<String> outputFiles = new ArrayList<>();
 
+  @Option(names = "--file", paramLabel = "HOST_FILE:GUEST_PATH[:ro|rw]",
+      description = {"Hands a copy of a host file to this run alone, at GUEST_PATH in its in-memory",
+          "file system (outside the mounts); read-only unless :rw. Never written back: declare",
+          "it an --output-file to get a rewritten copy. Repeatable."})
+  private List<String> files = new ArrayList<>();
+
   @Option(names = "--output-dir", paramLabel = "DIR",
       description = {"An existing host directory to write the --output-file files into, at their",
           "guest paths (/out/a.csv goes to DIR/out/a.csv); existing files are never replaced."})
@@ -130,6 +136,9 @@ final class RunCommand implements Callable<Integer> {
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
       try (PolyglotSandbox sandbox = start(policy, tools, log)) {
         result = sandbox.run(script);
+      } catch (IllegalArgumentException e) {
+        // The sandbox refused the script before running it: a --file clashing with a mount or the caps.
+        throw new UsageException(e.getMessage());
       } catch (java.util.concurrent.RejectedExecutionException e) {
         // The program never started: the machine is too busy to make its context in time.
         throw new StartException("the sandbox could not start the run: " + e.getMessage(), e);
@@ -178,6 +187,9 @@ final class RunCommand implements Callable<Integer> {
         throw new UsageException("--result-schema " + Text.quote(resultSchema) + ": " + e.getMessage());
       }
     }
+    for (String spec : files) {
+      s = withFile(s, spec, policy);
+    }
     for (String guestPath : outputFiles) {
       try {
         s = s.withOutputFiles(guestPath);
@@ -186,13 +198,62 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     for (String guestPath : s.outputFiles()) {
-      if (policy.mountFor(guestPath).isEmpty()) {
-        throw new UsageException("--output-file " + Text.quote(guestPath) + " is outside every mount, so the"
+      if (policy.mountFor(guestPath).isEmpty() && s.files().get(guestPath) != Script.FileMode.WRITABLE) {
+        throw new UsageException("--output-file " + Text.quote(guestPath) + " is outside every mount and no"
+            + " --file ...:rw, so the"
             + " program could never write it; mount a writable directory there (--mount HOST:GUEST:rw, or a"
             + " scratch mount in the policy file)");
       }
     }
     return s;
+  }
+
+  /**
+   * The script with the host file of {@code --file HOST_FILE:GUEST_PATH[:ro|rw]} read in (here, by the
+   * CLI: the sandbox only ever sees its bytes). The guest path is the part after the last {@code :}
+   * (after removing the access), so host paths may contain colons.
+   */
+  private static Script withFile(Script script, String spec, Policy policy) {
+    String rest = spec;
+    Script.FileMode mode = Script.FileMode.READ_ONLY;
+    if (rest.endsWith(":rw") || rest.endsWith(":ro")) {
+      mode = rest.endsWith(":rw") ? Script.FileMode.WRITABLE : Script.FileMode.READ_ONLY;
+      rest = rest.substring(0, rest.length() - 3);
+    }
+    int colon = rest.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new UsageException("--file " + Text.quote(spec) + ": expected HOST_FILE:GUEST_PATH[:ro|rw]");
+    }
+    String host = rest.substring(0, colon);
+    String guest = rest.substring(colon + 1);
+    Path hostPath;
+    try {
+      hostPath = Path.of(host);
+    } catch (InvalidPathException e) {
+      throw new UsageException("--file " + Text.quote(spec) + ": host path " + Text.quote(host) + " is not a valid path");
+    }
+    String what = "--file " + Text.quote(spec) + ": host file " + Text.quote(host);
+    long max = policy.limits().maxFileBytes();
+    byte[] bytes;
+    try {
+      if (!Files.isRegularFile(hostPath)) {
+        throw new UsageException(what + (Files.exists(hostPath) ? " is not a regular file" : " does not exist"));
+      }
+      if (Files.size(hostPath) > max) {
+        throw new UsageException(what + " holds " + Files.size(hostPath) + " bytes, more than the run's file"
+            + " limit of " + max + " bytes");
+      }
+      bytes = Files.readAllBytes(hostPath);
+    } catch (AccessDeniedException e) {
+      throw new UsageException(what + " cannot be read: permission denied");
+    } catch (IOException e) {
+      throw new UsageException(what + " cannot be read: " + e.getMessage());
+    }
+    try {
+      return script.withFile(guest, bytes, mode);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--file " + Text.quote(spec) + ": " + e.getMessage());
+    }
   }
 
   /** The --output-dir, checked to exist and to hold none of the files it will receive. */

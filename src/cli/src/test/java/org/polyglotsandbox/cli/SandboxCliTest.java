@@ -175,6 +175,33 @@ class SandboxCliTest {
         "--output-dir", dir.resolve("missing")), "--output-dir", "is not an existing directory");
   }
 
+  @Test
+  void fileOption_handsTheHostFileToTheRun_andARewrittenCopyComesBack() throws IOException {
+    Path upload = file("upload.csv", "a,b\n");
+    Path out = Files.createDirectories(dir.resolve("transformed"));
+    CliRun r = run(file("up.py", "t = open('/in/u.csv').read()\nwith open('/in/u.csv', 'w') as f:\n    f.write(t.upper())\nlen(t)"),
+        "--file", upload + ":/in/u.csv:rw", "--output-file", "/in/u.csv", "--output-dir", out);
+    assertThat(r.status()).as(r.toString()).isZero();
+    assertThat(out.resolve("in/u.csv")).hasContent("A,B\n");
+    assertThat(upload).as("the host file itself").hasContent("a,b\n");
+
+    CliRun js = run(file("read.js", "readText('/in/u.csv')"), "--file", upload + ":/in/u.csv", "--json");
+    assertThat(js.status()).as(js.toString()).isZero();
+    assertThat(JSON.readTree(js.out()).get("value").asText()).isEqualTo("a,b\n");
+  }
+
+  @Test
+  void badFileOptions_exitWithUsageError() throws IOException {
+    Path upload = file("upload.csv", "a,b\n");
+    assertUsageError(run(file("a.js", "1"), "--file", "/nowhere/x.csv:/in/x.csv"), "--file", "does not exist");
+    assertUsageError(run(file("a.js", "1"), "--file", upload.toString()), "--file", "HOST_FILE:GUEST_PATH");
+    assertUsageError(run(file("a.js", "1"), "--file", upload + ":in/x.csv"), "--file", "must be absolute");
+    assertUsageError(run(file("a.js", "1"), "--file", upload + ":/data/x.csv", "--mount", upload + ":/data/x.csv"),
+        "/data/x.csv", "inside mount");
+    assertUsageError(run(file("a.js", "1"), "--file", upload + ":/in/x.csv", "--output-file", "/in/x.csv"),
+        "--output-file", "/in/x.csv");
+  }
+
   // ---- usage errors: one line naming the value, exit 2, nothing on stdout ----
 
   @Test

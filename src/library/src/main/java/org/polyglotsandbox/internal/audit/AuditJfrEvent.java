@@ -7,7 +7,9 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timestamp;
+import java.util.Map;
 import org.polyglotsandbox.AuditEvent;
+import org.polyglotsandbox.internal.boundary.PlainData;
 
 /**
  * The JDK Flight Recorder form of an {@link AuditEvent}, so that standard JVM tooling ({@code jcmd
@@ -26,6 +28,10 @@ public final class AuditJfrEvent extends Event {
   @Label("Label")
   @Description("The embedder's label for the run (Script.withLabel), empty if none")
   String label;
+
+  @Label("Attributes")
+  @Description("The run's audited attributes (Script.withAuditedAttribute) as a JSON object, {} if none")
+  String attributes;
 
   @Label("Operation")
   String operation;
@@ -48,6 +54,11 @@ public final class AuditJfrEvent extends Event {
   @Timestamp(Timestamp.MILLISECONDS_SINCE_EPOCH)
   long eventTime;
 
+  /** The attributes as a JSON object of strings, in their order. */
+  static String json(Map<String, String> attributes) {
+    return attributes.isEmpty() ? "{}" : PlainData.toJson(attributes, PlainData.Format.textSafe());
+  }
+
   /** Commits the event if a recording has it enabled. */
   static void emit(AuditEvent e) {
     AuditJfrEvent jfr = new AuditJfrEvent();
@@ -56,6 +67,7 @@ public final class AuditJfrEvent extends Event {
     }
     jfr.runId = e.runId();
     jfr.label = e.label();
+    jfr.attributes = json(e.attributes());
     jfr.operation = e.operation().id();
     jfr.target = e.target();
     jfr.verdict = e.verdict().id();

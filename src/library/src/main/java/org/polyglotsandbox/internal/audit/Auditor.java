@@ -1,6 +1,7 @@
 package org.polyglotsandbox.internal.audit;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.polyglotsandbox.AuditEvent;
 import org.polyglotsandbox.SandboxEvent;
@@ -20,6 +21,8 @@ public final class Auditor implements AutoCloseable {
   static final int QUEUE_CAPACITY = 10_000;
 
   private final DeliveryQueue<AuditEvent> toListener;
+  /** The audited attributes of the run this view publishes for; empty for the sandbox's own auditor. */
+  private final Map<String, String> attributes;
 
   /**
    * @param listener the embedder's listener, or null for JFR only (then no thread is started)
@@ -28,6 +31,20 @@ public final class Auditor implements AutoCloseable {
   public Auditor(Consumer<? super AuditEvent> listener, String threadName) {
     this.toListener = listener == null ? null
         : new DeliveryQueue<>("the sandbox audit listener", threadName, QUEUE_CAPACITY, listener);
+    this.attributes = Map.of();
+  }
+
+  private Auditor(DeliveryQueue<AuditEvent> toListener, Map<String, String> attributes) {
+    this.toListener = toListener;
+    this.attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+  }
+
+  /**
+   * This auditor for one run whose events carry {@code attributes} (the embedder's audited ones): same
+   * JFR stream, same listener queue. Closing it is closing this one.
+   */
+  public Auditor forRun(Map<String, String> attributes) {
+    return attributes.isEmpty() ? this : new Auditor(toListener, new java.util.LinkedHashMap<>(attributes));
   }
 
   /**
@@ -37,7 +54,7 @@ public final class Auditor implements AutoCloseable {
    * @return false if the listener will not get it (its queue was full, or the sandbox is closed)
    */
   public boolean publish(String runId, String label, SandboxEvent event) {
-    AuditEvent audit = new AuditEvent(runId, label, event);
+    AuditEvent audit = new AuditEvent(runId, label, event, attributes);
     try {
       AuditJfrEvent.emit(audit);
     } catch (RuntimeException e) {

@@ -102,7 +102,7 @@ final class EngineRoom extends SandboxCore {
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     for (Tool t : s.tools()) {
-      bindings.put(t.name(), new ToolBinding(t.name(), api.parameters(t), api.resultSchema(t), t.handler(),
+      bindings.put(t.name(), new ToolBinding(t.name(), api.parameters(t), api.resultSchema(t), t.contextualHandler(),
           t.maxCallsPerRun(), t.timeout(), t.maxArgumentBytes(), t.isInline()));
     }
     this.toolRegistry = new ToolRegistry(bindings);
@@ -249,7 +249,7 @@ final class EngineRoom extends SandboxCore {
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
     GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
         inputs, toolRegistry, prepared, calledNanos, startTimeout);
-    run.guard().auditTo(auditor, script.label());
+    run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
     script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
     active.add(run);
     return run;

@@ -403,7 +403,10 @@ final class GuestRun {
     environment = env;
     step = "copying the mounts in";
     try {
-      env.mountFiles();
+      env.startRun(api.runFiles(script), script.label(), script.attributes());
+    } catch (RunEnvironment.RunFilesDoNotFit e) {
+      guard.trip(Limit.FILES, e.getMessage(), Layer.VIRTUAL_FILE_SYSTEM, false);
+      return new Raw(null, null);
     } catch (UncheckedIOException e) {
       LOG.log(System.Logger.Level.ERROR, "mount could not be copied in", e);
       // A mount's guest path (GuestFileSystem.copyMountsIn names it), never a host one.

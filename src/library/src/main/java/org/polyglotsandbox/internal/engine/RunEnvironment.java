@@ -1,5 +1,10 @@
 package org.polyglotsandbox.internal.engine;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystemException;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -15,8 +20,10 @@ import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
 import org.polyglotsandbox.internal.filesystem.PythonFileSystem;
+import org.polyglotsandbox.internal.spi.RunFile;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
+import org.polyglotsandbox.internal.tools.ToolGateway;
 import org.polyglotsandbox.internal.tools.ToolRegistry;
 
 /**
@@ -24,7 +31,7 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * together and closed together. Made either by the run itself or in advance by the warm pool; either
  * way exactly one run {@linkplain #claim() claims} it, and nothing of it is reused afterwards.
  *
- * <p>The file system is made empty and the mounts are copied in by the run ({@link #mountFiles}), so a
+ * <p>The file system is made empty and the mounts are copied in by the run ({@link #startRun}), so a
  * context prepared seconds earlier still sees the host files as they are when its run starts.
  */
 final class RunEnvironment implements AutoCloseable {
@@ -38,6 +45,8 @@ final class RunEnvironment implements AutoCloseable {
   private final BoundedOutput output;
   private final GuestFileSystem fileSystem;
   private final Context context;
+  /** The run's tool gateway, or null when the sandbox has no tools. */
+  private ToolGateway gateway;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -88,7 +97,8 @@ final class RunEnvironment implements AutoCloseable {
         pythonFs.homeLocated();
       }
       if (!tools.isEmpty()) {
-        tools.gateway(language, limits, guard).install(context);
+        env.gateway = tools.gateway(language, limits, guard);
+        env.gateway.install(context);
       }
     } catch (RuntimeException e) {
       env.close();
@@ -123,9 +133,33 @@ final class RunEnvironment implements AutoCloseable {
     return this;
   }
 
-  /** Copies the mounts in; the run's first step, so it sees the host files as they are now. */
-  void mountFiles() {
+  /**
+   * The run's first step: hands its label and attributes to its tool gateway (for the handlers), copies
+   * the mounts in, then writes the run's own files. So the run sees the host files as they are now, and
+   * a context prepared before its script was known gets that script's context and files.
+   *
+   * @throws UncheckedIOException naming the mount's guest path if a mount could not be copied in
+   * @throws RunFilesDoNotFit if the run's own files do not fit the file limits beside the mounts
+   */
+  void startRun(List<RunFile> runFiles, String label, Map<String, String> attributes) {
+    if (gateway != null) {
+      gateway.runContext(label, attributes);
+    }
     fileSystem.copyMountsIn();
+    try {
+      fileSystem.addRunFiles(runFiles);
+    } catch (IOException e) {
+      String file = e instanceof FileSystemException fse ? fse.getFile() : "?";
+      String why = e instanceof FileSystemException fse ? fse.getReason() : String.valueOf(e.getMessage());
+      throw new RunFilesDoNotFit("file " + file + " of the run " + why);
+    }
+  }
+
+  /** The run's own files did not fit its file system's limits; the message names the guest path. */
+  static final class RunFilesDoNotFit extends RuntimeException {
+    RunFilesDoNotFit(String message) {
+      super(message, null, false, false);
+    }
   }
 
   Language language() {

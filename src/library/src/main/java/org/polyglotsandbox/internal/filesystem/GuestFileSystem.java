@@ -36,6 +36,7 @@ import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.EnforcementSink;
+import org.polyglotsandbox.internal.spi.RunFile;
 
 /**
  * The run's file system: an in-memory Jimfs tree holding copies of the mounts, behind a polyglot
@@ -66,6 +67,10 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private final int maxFiles;
   private final AtomicLong entries;
   private volatile Path workingDirectory;
+  /** The run's own files ({@link #addRunFiles}), by guest path; empty until then. */
+  private volatile Map<String, RunFile> runFiles = Map.of();
+  /** The directories above the run's own files, which guest code may inspect and list. */
+  private volatile Set<String> directoriesLeadingToRunFiles = Set.of();
 
   private GuestFileSystem(java.nio.file.FileSystem memory, Policy policy, EnforcementSink denials, String cwd,
       long maxBytes, int maxFiles, long entries) {
@@ -127,6 +132,50 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
       closeQuietly(memory);
       throw e instanceof RuntimeException re ? re : new UncheckedIOException((IOException) e);
     }
+  }
+
+  /**
+   * Writes the run's own files in, after {@link #copyMountsIn()} and before guest code runs; they exist
+   * in memory only, for this file system's one run, and count against the file limits like the mounts'
+   * copies. A read-only one may be read; a writable one read and overwritten (not deleted, renamed or
+   * made anew: its path is no mount). The directories above them may be inspected and listed.
+   *
+   * @throws FileSystemException naming the guest path whose file did not fit the file limits
+   */
+  public void addRunFiles(List<RunFile> files) throws IOException {
+    if (files.isEmpty()) {
+      return;
+    }
+    Map<String, RunFile> byPath = new HashMap<>();
+    Set<String> onTheWay = new java.util.HashSet<>();
+    for (RunFile f : files) {
+      Path p = memory.getPath(f.guestPath());
+      Path parent = p.getParent();
+      for (Path d = parent; d != null; d = d.getParent()) {
+        onTheWay.add(d.toString());
+      }
+      try {
+        if (parent != null && !Files.isDirectory(parent)) {
+          Files.createDirectories(parent);
+        }
+        Files.write(p, f.bytes());
+      } catch (IOException e) {
+        throw new FileSystemException(f.guestPath(), null, "does not fit the file limits (maxFileBytes "
+            + maxBytes + " bytes, counted in " + BLOCK_SIZE + "-byte blocks, mounts included)");
+      }
+      byPath.put(f.guestPath(), f);
+    }
+    long count;
+    try (Stream<Path> all = Files.walk(memory.getPath("/"))) {
+      count = all.count() - 1;
+    }
+    if (count > maxFiles) {
+      throw new FileSystemException(files.get(files.size() - 1).guestPath(), null, "brings the mounts and"
+          + " the run's files to " + count + " files and directories, more than maxFiles (" + maxFiles + ")");
+    }
+    entries.set(count);
+    this.directoriesLeadingToRunFiles = Set.copyOf(onTheWay);
+    this.runFiles = Map.copyOf(byPath);
   }
 
   /** Bytes the file system holds now (whole blocks), mounted copies included. */
@@ -200,7 +249,13 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   private boolean isOnTheWayToAMount(String guestPath) {
-    return policy.directoriesLeadingToMounts().contains(guestPath);
+    return policy.directoriesLeadingToMounts().contains(guestPath) || directoriesLeadingToRunFiles.contains(guestPath);
+  }
+
+  /** Whether {@code op} is allowed on one of the run's own files at {@code guestPath}. */
+  private boolean runFileAllows(String guestPath, Operation op) {
+    RunFile f = runFiles.get(guestPath);
+    return f != null && (op == Operation.FILE_READ || (op == Operation.FILE_WRITE && f.writable()));
   }
 
   /** The Jimfs path for {@code path} if {@code op} is allowed there; otherwise reports and throws. */
@@ -208,7 +263,8 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     String gp = guestPath(path);
     Mount m = mountOf(gp);
     if ((m != null && m.operations().contains(op))
-        || (m == null && op == Operation.FILE_LIST && isOnTheWayToAMount(gp))) {
+        || (m == null && op == Operation.FILE_LIST && isOnTheWayToAMount(gp))
+        || (m == null && runFileAllows(gp, op))) {
       return memory.getPath(gp);
     }
     if (op == Operation.FILE_READ && m == null && isPseudoName(path)) {
@@ -232,7 +288,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
    */
   private Path requireVisible(Path path) throws IOException {
     String gp = guestPath(path);
-    if (mountOf(gp) != null || isOnTheWayToAMount(gp)) {
+    if (mountOf(gp) != null || isOnTheWayToAMount(gp) || runFiles.containsKey(gp)) {
       return memory.getPath(gp);
     }
     if (isPseudoName(path)) {
@@ -308,7 +364,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     if (modes.contains(AccessMode.EXECUTE) && !Files.isDirectory(p, linkOptions)) {
       throw new AccessDeniedException(gp, null, "not executable");
     }
-    if (modes.contains(AccessMode.WRITE) && (m == null || !m.isWritable())) {
+    if (modes.contains(AccessMode.WRITE) && (m == null ? !runFileAllows(gp, Operation.FILE_WRITE) : !m.isWritable())) {
       throw new AccessDeniedException(gp, null, "read-only");
     }
     p.getFileSystem().provider().checkAccess(p);

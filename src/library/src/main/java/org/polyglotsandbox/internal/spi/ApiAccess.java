@@ -1,5 +1,6 @@
 package org.polyglotsandbox.internal.spi;
 
+import java.util.List;
 import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Script;
@@ -25,6 +26,9 @@ public abstract class ApiAccess {
 
   /** The script's declared output files: guest path to whether it is required. */
   public abstract Map<String, Boolean> outputFileDeclarations(Script script);
+
+  /** The files the script hands to its run alone ({@code Script.withFile}), in the order given. */
+  public abstract List<RunFile> runFiles(Script script);
 
   /** The tool's compiled parameter schema. */
   public abstract JsonSchema parameters(Tool tool);

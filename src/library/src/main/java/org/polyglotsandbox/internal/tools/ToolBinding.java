@@ -12,7 +12,7 @@ import org.polyglotsandbox.internal.boundary.JsonSchema;
  * @param result the result schema, or null when results are not checked
  * @param inline whether the handler runs on the guest thread instead of a handler thread
  */
-public record ToolBinding(String name, JsonSchema parameters, JsonSchema result, Tool.Handler handler,
+public record ToolBinding(String name, JsonSchema parameters, JsonSchema result, Tool.ContextualHandler handler,
     int maxCallsPerRun, Duration timeout, int maxArgumentBytes, boolean inline) {
   public ToolBinding {
     Objects.requireNonNull(name, "name");

@@ -171,6 +171,9 @@ public final class ToolGateway {
   private final HandlerThreads handlers;
   private final Map<String, Integer> calls = new HashMap<>();
   private int denials;
+  /** The run's label and attributes, which each handler call receives; set when the run starts. */
+  private volatile String label = "";
+  private volatile Map<String, String> attributes = Map.of();
   /** Asks the guest for string lengths before arguments are copied; made once, in {@link #install}. */
   private GuestMeasure measure;
 
@@ -181,6 +184,19 @@ public final class ToolGateway {
     this.limits = limits;
     this.guard = guard;
     this.handlers = handlers;
+  }
+
+  /**
+   * Sets the run's label and attributes that handlers receive ({@link Tool.Call}); called when
+   * the run starts, before its guest does, as a context prepared in advance did not know its script.
+   */
+  public void runContext(String label, Map<String, String> attributes) {
+    this.label = label;
+    this.attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+  }
+
+  private Tool.Call context(ToolBinding tool) {
+    return new Tool.Call(tool.name(), guard.runId(), label, attributes);
   }
 
   /** Defines {@code tools} in a fresh context. */
@@ -330,7 +346,8 @@ public final class ToolGateway {
     }
     HandlerThreads.Call call;
     try {
-      call = handlers.start(() -> tool.handler().call(arguments));
+      Tool.Call context = context(tool);
+      call = handlers.start(() -> tool.handler().call(arguments, context));
     } catch (RejectedExecutionException e) {
       throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
     }
@@ -347,7 +364,7 @@ public final class ToolGateway {
     Throwable failure = null;
     guard.enterInlineCall(System.nanoTime() + tool.timeout().toNanos());
     try {
-      result = tool.handler().call(arguments);
+      result = tool.handler().call(arguments, context(tool));
     } catch (Throwable t) { // anything escaping here would reach the guest as a host exception
       failure = t;
     } finally {
