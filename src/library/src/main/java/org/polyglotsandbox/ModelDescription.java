@@ -33,8 +33,7 @@ final class ModelDescription {
     if (tools.isEmpty()) {
       b.append("Host tools: none. ");
     } else {
-      b.append(js ? "Host tools, called as tools.NAME({...}) and returning a value, a failure thrown as ToolError: "
-          : "Host tools, called as tools.NAME(key=value) and returning a value, a failure raised as ToolError: ");
+      b.append("Host tools, ").append(callingConvention(language)).append(": ");
       List<String> parts = new ArrayList<>();
       for (Tool t : tools) {
         String description = t.description().isBlank() ? "" : " (" + t.description().strip() + ")";
@@ -48,6 +47,16 @@ final class ModelDescription {
     }
     b.append("Limits per call: ").append(limits(policy.limits())).append('.');
     return b.toString();
+  }
+
+  /**
+   * How guest code calls a tool, a phrase shared with the typed stubs ({@link ToolStubs}): {@code called as
+   * tools.NAME({...}) and returning a value, a failure thrown as ToolError}.
+   */
+  static String callingConvention(Language language) {
+    return language == Language.JAVASCRIPT
+        ? "called as tools.NAME({...}) and returning a value, a failure thrown as ToolError"
+        : "called as tools.NAME(key=value) and returning a value, a failure raised as ToolError";
   }
 
   private static String mounts(Policy policy) {

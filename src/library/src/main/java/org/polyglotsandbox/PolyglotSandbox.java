@@ -106,6 +106,23 @@ public final class PolyglotSandbox implements AutoCloseable {
   }
 
   /**
+   * Typed stubs of the tools guest code may call here, for a model writing {@code language} code:
+   * TypeScript declarations for JavaScript, a Python stub file for Python ({@link Tool#stubs} says how the
+   * schemas map). They declare only the tools the policy allows; with none, just {@code ToolError} and an
+   * empty {@code tools}.
+   *
+   * @throws IllegalArgumentException if the policy does not allow {@code language}
+   */
+  public String toolStubs(Language language) {
+    Objects.requireNonNull(language, "language");
+    if (!policy.languages().contains(language)) {
+      throw new IllegalArgumentException("language " + language.id() + " is not allowed by the policy "
+          + "(allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
+    }
+    return Tool.stubs(language, tools);
+  }
+
+  /**
    * The Truffle runtime in use: {@code "GraalVM CE"} (or another compiler name) with the optimizing
    * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
    */

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
 import org.polyglotsandbox.internal.boundary.HostWriter;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
+import org.polyglotsandbox.internal.boundary.PlainData;
 import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.spi.RunFile;
 
@@ -54,7 +55,7 @@ public final class Script {
   /** Declared output files, in order, each to whether it is required. */
   private final Map<String, Boolean> outputFiles;
   private final String label;
-  private final Consumer<? super OutputChunk> outputListener;
+  private final Consumer<? super ExecutionResult.OutputChunk> outputListener;
   /** The run's own files, by normalized guest path, in the order given. */
   private final Map<String, RunFile> files;
   /** The embedder's attributes of the run, by name, in the order given. */
@@ -74,12 +75,12 @@ public final class Script {
   }
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
-      Map<String, Boolean> outputFiles, String label, Consumer<? super OutputChunk> outputListener) {
+      Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener) {
     this(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, Map.of(), Map.of());
   }
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
-      Map<String, Boolean> outputFiles, String label, Consumer<? super OutputChunk> outputListener,
+      Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener,
       Map<String, RunFile> files, Map<String, Attribute> attributes) {
     this.files = files;
     this.attributes = attributes;
@@ -126,26 +127,98 @@ public final class Script {
 
   /**
    * This script with a listener that receives its run's stdout and stderr while the run goes, as
-   * {@link OutputChunk}s: sanitised, within {@code maxOutputBytes}, in the order written, on the
+   * {@link ExecutionResult.OutputChunk}s: sanitised, within {@code maxOutputBytes}, in the order written, on the
    * sandbox's output thread (never the guest's). The listener cannot hold the guest: when 1,000 chunks
    * wait for it, later ones are not delivered and are counted
    * ({@link ExecutionResult#undeliveredOutputChunks()}); a listener that throws loses that chunk only
    * (it is logged). Chunks may still arrive shortly after the run's result; the result always holds the
    * whole output.
    */
-  public Script withOutputListener(Consumer<? super OutputChunk> listener) {
+  public Script withOutputListener(Consumer<? super ExecutionResult.OutputChunk> listener) {
     Objects.requireNonNull(listener, "listener");
     return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener, files, attributes);
   }
 
   /** The listener set by {@link #withOutputListener}, if any. */
-  public Optional<Consumer<? super OutputChunk>> outputListener() {
+  public Optional<Consumer<? super ExecutionResult.OutputChunk>> outputListener() {
     return Optional.ofNullable(outputListener);
   }
 
   /** The embedder's label for this script's run ({@link #withLabel}); empty if none was given. */
   public String label() {
     return label;
+  }
+
+  /**
+   * The script an agent's code tool asks for, from the tool call's arguments
+   * {@code {"code": string, "inputs"?: object}} (the shape of the {@code run_javascript} and
+   * {@code run_python} tools of the MCP server and the agent adapters): the code, named {@code main.js}
+   * or {@code main.py}, with each entry of {@code inputs} bound as a global variable.
+   *
+   * @param maxCodeChars the most characters of code accepted
+   * @throws IllegalArgumentException naming the problem (an unknown or missing argument, a wrong type, code
+   *     too long, an input name that is not an identifier or is reserved), in words a model can act on
+   */
+  public static Script fromToolArguments(Language language, Map<String, ?> arguments, int maxCodeChars) {
+    Objects.requireNonNull(language, "language");
+    Map<String, ?> args = arguments == null ? Map.of() : arguments;
+    for (String k : args.keySet()) {
+      if (!k.equals("code") && !k.equals("inputs")) {
+        throw new IllegalArgumentException("unknown argument \"" + TextSanitizer.oneLine(k, 64)
+            + "\"; the tool takes \"code\" (a string) and optionally \"inputs\" (an object)");
+      }
+    }
+    Object code = args.get("code");
+    if (code == null) {
+      throw new IllegalArgumentException("missing argument \"code\": the program to run, as a string"
+          + (args.containsKey("code") ? " (got null)" : ""));
+    }
+    if (!(code instanceof String text)) {
+      throw new IllegalArgumentException("argument \"code\" must be a string, got " + PlainData.kindOf(code));
+    }
+    if (text.length() > maxCodeChars) {
+      throw new IllegalArgumentException("argument \"code\" is " + text.length() + " characters long; at most "
+          + maxCodeChars + " are accepted (pass large data as a file in a mount)");
+    }
+    Script script = Script.of(language, text);
+    Object inputs = args.get("inputs");
+    if (inputs == null) {
+      return script;
+    }
+    if (!(inputs instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException("argument \"inputs\" must be an object of names to JSON values, got "
+          + PlainData.kindOf(inputs));
+    }
+    Map<String, Object> named = new LinkedHashMap<>();
+    map.forEach((k, v) -> named.put(String.valueOf(k), v));
+    try {
+      return script.withInputs(named);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("argument \"inputs\": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * As {@link #fromToolArguments(Language, Map, int)}, from the arguments as JSON text (as LangChain4j
+   * and Spring AI hand them to a tool); blank text is no arguments.
+   *
+   * @throws IllegalArgumentException if the text is not a JSON object, or naming the problem
+   */
+  public static Script fromToolArguments(Language language, String argumentsJson, int maxCodeChars) {
+    Object parsed;
+    try {
+      parsed = argumentsJson == null || argumentsJson.isBlank() ? Map.of() : PlainData.parse(argumentsJson, false);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the arguments are not a JSON object (" + TextSanitizer.oneLine(
+          String.valueOf(e.getMessage()), 200) + ")", e);
+    }
+    if (!(parsed instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException("the arguments must be a JSON object {\"code\": ..., \"inputs\": {...}}, got "
+          + PlainData.kindOf(parsed));
+    }
+    Map<String, Object> args = new LinkedHashMap<>();
+    map.forEach((k, v) -> args.put(String.valueOf(k), v));
+    return fromToolArguments(language, args, maxCodeChars);
   }
 
   /** This script under another name, as guest stack traces show it; a file name, never a host path. */

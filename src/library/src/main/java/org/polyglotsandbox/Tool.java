@@ -92,6 +92,51 @@ public final class Tool {
     return new Builder(checkName(name));
   }
 
+  /**
+   * Typed stubs of {@code tools} for a model writing {@code language} code: TypeScript declarations
+   * ({@code .d.ts}, a script that declares the global {@code tools}) for JavaScript, a Python stub file
+   * ({@code .pyi}, Python 3.11 typing, declaring {@code tools: Tools}) for Python. {@link
+   * PolyglotSandbox#toolStubs} gives those of a sandbox's allowed tools.
+   *
+   * <p>They have the shape guest code really calls: {@code tools} with members along the dotted names
+   * ({@code tools.kv.get}, in TypeScript also {@code tools["kv.get"]}), each taking its arguments
+   * (JavaScript: one object; Python: keyword arguments, or one dict) and returning its {@link #result()}
+   * type, {@code unknown} / {@code Any} without one. A failed call is a {@code ToolError} with a
+   * {@code code}, declared as a type; guest code cannot name it (it is no global).
+   *
+   * <p>JSON Schema maps as follows: {@code string}, {@code number}/{@code integer}, {@code boolean},
+   * {@code null}; {@code object} with {@code properties} and {@code required} to an interface or a
+   * {@code TypedDict} (optional keys {@code ?} / {@code NotRequired}; extra keys, unless
+   * {@code additionalProperties} is {@code false}, to an index signature in TypeScript and extra keyword
+   * arguments in Python, which a TypedDict cannot declare); {@code object} without properties to a
+   * record / {@code dict} of {@code additionalProperties}; {@code array} to a list of {@code items};
+   * {@code enum} and {@code const} to literal types (Python: strings, integers, booleans, None; other
+   * values widen); {@code anyOf}/{@code oneOf} and a list of types to unions; {@code allOf} to an
+   * intersection (Python: {@code Any} for more than one part); {@code $ref} to {@code #},
+   * {@code #/$defs/NAME} or {@code #/definitions/NAME} to a named type; anything else to
+   * {@code unknown} / {@code Any}. Other keywords (lengths, patterns, ranges) are no types: the sandbox
+   * still validates every call against the schema.
+   *
+   * <p>Property names that are not identifiers are quoted in TypeScript. In Python, a property whose
+   * name is not an ASCII identifier, is a keyword, is {@code self} or starts with {@code __} is no keyword
+   * argument: it can be passed only in the one-dict form, and a tool with such a required property has
+   * only that form. A tool segment named like a builtin or typing name the Python stubs use
+   * ({@code files.list}) would shadow it inside its class, so such stubs name those through
+   * {@code _}-prefixed aliases ({@code _list[_str]}). Descriptions enter comments and docstrings with
+   * line breaks normalised and text that would end the comment or docstring escaped. Stubs hold only
+   * what the embedder defined, in the order given; the same tools give the same text.
+   *
+   * <p>To type-check guest code: {@code tsc --noEmit --strict --allowJs --checkJs tools.d.ts program.js};
+   * for Python save the stubs as {@code sandbox_tools.pyi} and run mypy on the program with
+   * {@code from sandbox_tools import tools} prepended.
+   *
+   * @throws IllegalArgumentException if two tools have the same name
+   * @throws NullPointerException if {@code language}, {@code tools} or one of them is null
+   */
+  public static String stubs(Language language, java.util.Collection<Tool> tools) {
+    return ToolStubs.of(language, tools);
+  }
+
   /** The name guest code calls it by. */
   public String name() {
     return name;

@@ -16,8 +16,8 @@ import picocli.CommandLine;
 
 /**
  * The {@code sandbox} command line: {@code sandbox run FILE [options]}, {@code sandbox policy explain
- * [POLICY.json]}, {@code sandbox probe [POLICY.json]} (alias {@code audit}) and {@code sandbox mcp} (an MCP
- * server). {@code bin/sandbox} builds the
+ * [POLICY.json]}, {@code sandbox probe [POLICY.json]} (alias {@code audit}), {@code sandbox mcp} (an MCP
+ * server) and {@code sandbox stubs [--policy POLICY.json] --lang ts|python}. {@code bin/sandbox} builds the
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
@@ -73,6 +73,7 @@ public final class SandboxCli implements Callable<Integer> {
         .addSubcommand("explain", new PolicyCommand.Explain(out)));
     cli.addSubcommand("probe", new ProbeCommand(out));
     cli.addSubcommand("mcp", new McpCommand(out, err));
+    cli.addSubcommand("stubs", new StubsCommand(out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> {

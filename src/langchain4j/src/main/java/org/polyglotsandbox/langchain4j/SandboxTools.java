@@ -1,9 +1,5 @@
 package org.polyglotsandbox.langchain4j;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
@@ -12,7 +8,6 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,9 +43,6 @@ public final class SandboxTools implements ToolProvider {
   /** The most characters of code a model may send in one call. */
   public static final int MAX_CODE_CHARS = 100_000;
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final PolyglotSandbox sandbox;
   private final Consumer<? super AgentRun> onRun;
@@ -99,7 +91,7 @@ public final class SandboxTools implements ToolProvider {
   }
 
   private static ToolSpecification specification(String name, String description) {
-    ObjectNode code = JsonNodeFactory.instance.objectNode().put("type", "string").put("minLength", 1)
+    ObjectNode code = JsonNodeFactory.instance.objectNode().put("type", "string")
         .put("maxLength", MAX_CODE_CHARS).put("description", "The program. Its last expression is the result.");
     ObjectNode inputs = JsonNodeFactory.instance.objectNode().put("type", "object")
         .put("description", "Optional JSON values, each bound to a global variable of its name.");
@@ -153,49 +145,10 @@ public final class SandboxTools implements ToolProvider {
 
   /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */
   static Script parse(Language language, String arguments) {
-    JsonNode args;
-    try {
-      args = JSON.readTree(arguments == null || arguments.isBlank() ? "{}" : arguments);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("the arguments are not a JSON object (" + e.getOriginalMessage() + ")");
-    }
-    if (args == null || !args.isObject()) {
-      throw new IllegalArgumentException("the arguments must be a JSON object {\"code\": ..., \"inputs\": {...}}");
-    }
-    for (Iterator<String> it = args.fieldNames(); it.hasNext(); ) {
-      String field = it.next();
-      if (!field.equals("code") && !field.equals("inputs")) {
-        throw new IllegalArgumentException("unknown field '" + clip(field) + "' (the fields are code and inputs)");
-      }
-    }
-    JsonNode code = args.get("code");
-    if (code == null || !code.isTextual()) {
-      throw new IllegalArgumentException("$.code must be a string, not " + (code == null ? "missing" : kind(code)));
-    }
-    if (code.textValue().isEmpty() || code.textValue().length() > MAX_CODE_CHARS) {
-      throw new IllegalArgumentException("$.code must hold 1 to " + MAX_CODE_CHARS + " characters, not "
-          + code.textValue().length());
-    }
-    Script script = Script.of(language, code.textValue());
-    JsonNode inputs = args.get("inputs");
-    if (inputs != null && !inputs.isNull()) {
-      if (!inputs.isObject()) {
-        throw new IllegalArgumentException("$.inputs must be an object, not " + kind(inputs));
-      }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> values = JSON.convertValue(inputs, Map.class);
-      script = script.withInputs(values);
-    }
-    return script;
+    return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
 
-  private static String kind(JsonNode node) {
-    return node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-  }
 
-  private static String clip(String s) {
-    return s.length() > 64 ? s.substring(0, 64) + "..." : s;
-  }
 
   /** Builds {@link SandboxTools}. */
   public static final class Builder {

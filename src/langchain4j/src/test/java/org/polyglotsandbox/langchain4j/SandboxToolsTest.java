@@ -90,11 +90,10 @@ class SandboxToolsTest {
   @CsvSource(delimiter = '|', value = {
       "not json                                      | the arguments are not a JSON object",
       "[1, 2]                                        | the arguments must be a JSON object",
-      "{}                                            | $.code must be a string, not missing",
-      "{\"code\": 42}                                | $.code must be a string, not number",
-      "{\"code\": \"\"}                              | $.code must hold 1 to 100000 characters, not 0",
-      "{\"code\": \"1\", \"lang\": \"js\"}           | unknown field 'lang' (the fields are code and inputs)",
-      "{\"code\": \"1\", \"inputs\": [1]}            | $.inputs must be an object, not array",
+      "{}                                            | missing argument \"code\"",
+      "{\"code\": 42}                                | argument \"code\" must be a string, got a number",
+      "{\"code\": \"1\", \"lang\": \"js\"}           | unknown argument \"lang\"; the tool takes \"code\"",
+      "{\"code\": \"1\", \"inputs\": [1]}            | argument \"inputs\" must be an object of names to JSON values, got an array",
       "{\"code\": \"1\", \"inputs\": {\"tools\": 1}} | input name 'tools' is reserved"})
   void badArguments_comeBackAsTextNamingTheProblem_andNothingRuns(String arguments, String problem) {
     int before = RUNS.size();

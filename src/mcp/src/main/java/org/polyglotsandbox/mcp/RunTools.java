@@ -27,7 +27,7 @@ import java.util.function.Consumer;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limit;
-import org.polyglotsandbox.OutputChunk;
+import org.polyglotsandbox.ExecutionResult.OutputChunk;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
@@ -63,7 +63,6 @@ final class RunTools {
        "required": ["code"],
        "additionalProperties": false}""";
 
-  private static final Set<String> RUN_ARGUMENTS = Set.of("code", "inputs");
 
   private final PolyglotSandbox sandbox;
   private final McpJsonMapper mapper;
@@ -154,39 +153,12 @@ final class RunTools {
 
   private Mono<CallToolResult> run(Language language, McpAsyncServerExchange exchange, CallToolRequest request) {
     String tool = runToolName(language);
-    Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
-    for (String k : args.keySet()) {
-      if (!RUN_ARGUMENTS.contains(k)) {
-        return Mono.just(refused(tool + ": unknown argument \"" + Text.oneLine(k, 64) + "\"; " + tool
-            + " takes \"code\" (a string) and optionally \"inputs\" (an object)"));
-      }
-    }
-    Object code = args.get("code");
-    if (code == null) {
-      return Mono.just(refused(tool + ": missing argument \"code\": the program to run, as a string"
-          + (args.containsKey("code") ? " (got null)" : "")));
-    }
-    if (!(code instanceof String text)) {
-      return Mono.just(refused(tool + ": argument \"code\" must be a string, got " + Text.kind(code)));
-    }
-    if (text.length() > maxCodeChars) {
-      return Mono.just(refused(tool + ": argument \"code\" is " + text.length() + " characters long; at most "
-          + maxCodeChars + " are accepted (pass large data as a file in a mount)"));
-    }
-    Object inputs = args.get("inputs");
-    Script script = Script.of(language, text).named(language == Language.JAVASCRIPT ? "main.js" : "main.py");
-    if (inputs != null) {
-      if (!(inputs instanceof Map<?, ?> map)) {
-        return Mono.just(refused(tool + ": argument \"inputs\" must be an object of names to JSON values, got "
-            + Text.kind(inputs)));
-      }
-      Map<String, Object> named = new LinkedHashMap<>();
-      map.forEach((k, v) -> named.put(String.valueOf(k), v));
-      try {
-        script = script.withInputs(named);
-      } catch (IllegalArgumentException e) {
-        return Mono.just(refused(tool + ": argument \"inputs\": " + e.getMessage()));
-      }
+    Script script;
+    try {
+      script = Script.fromToolArguments(language, request.arguments(), maxCodeChars)
+          .named(language == Language.JAVASCRIPT ? "main.js" : "main.py");
+    } catch (IllegalArgumentException e) {
+      return Mono.just(refused(tool + ": " + e.getMessage()));
     }
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;

@@ -1,7 +1,5 @@
 package org.polyglotsandbox.springai;
 
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -13,10 +11,6 @@ import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A Spring AI {@link ToolCallback} that runs the model's code in a {@link PolyglotSandbox}: {@code
@@ -34,7 +28,6 @@ public final class SandboxToolCallback implements ToolCallback {
   /** The most characters of code a model may send in one call. */
   public static final int MAX_CODE_CHARS = 100_000;
 
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
 
   private final PolyglotSandbox sandbox;
   private final Language language;
@@ -57,7 +50,7 @@ public final class SandboxToolCallback implements ToolCallback {
   /** The JSON Schema of the arguments: {@code code} required, {@code inputs} optional, nothing else. */
   public static final String INPUT_SCHEMA = """
       {"type": "object", "properties": {
-        "code": {"type": "string", "minLength": 1, "maxLength": %d, "description": "The program. Its last expression is the result."},
+        "code": {"type": "string", "maxLength": %d, "description": "The program. Its last expression is the result."},
         "inputs": {"type": "object", "description": "Optional JSON values, each bound to a global variable of its name."}},
        "required": ["code"], "additionalProperties": false}""".formatted(MAX_CODE_CHARS);
 
@@ -141,48 +134,10 @@ public final class SandboxToolCallback implements ToolCallback {
 
   /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */
   static Script parse(Language language, String arguments) {
-    JsonNode args;
-    try {
-      args = JSON.readTree(arguments == null || arguments.isBlank() ? "{}" : arguments);
-    } catch (JacksonException e) {
-      throw new IllegalArgumentException("the arguments are not a JSON object (" + e.getOriginalMessage() + ")");
-    }
-    if (args == null || !args.isObject()) {
-      throw new IllegalArgumentException("the arguments must be a JSON object {\"code\": ..., \"inputs\": {...}}");
-    }
-    for (String field : args.propertyNames()) {
-      if (!field.equals("code") && !field.equals("inputs")) {
-        throw new IllegalArgumentException("unknown field '" + clip(field) + "' (the fields are code and inputs)");
-      }
-    }
-    JsonNode code = args.get("code");
-    if (code == null || !code.isString()) {
-      throw new IllegalArgumentException("$.code must be a string, not " + (code == null ? "missing" : kind(code)));
-    }
-    String text = code.stringValue();
-    if (text.isEmpty() || text.length() > MAX_CODE_CHARS) {
-      throw new IllegalArgumentException("$.code must hold 1 to " + MAX_CODE_CHARS + " characters, not " + text.length());
-    }
-    Script script = Script.of(language, text);
-    JsonNode inputs = args.get("inputs");
-    if (inputs != null && !inputs.isNull()) {
-      if (!inputs.isObject()) {
-        throw new IllegalArgumentException("$.inputs must be an object, not " + kind(inputs));
-      }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> values = JSON.convertValue(inputs, Map.class);
-      script = script.withInputs(values);
-    }
-    return script;
+    return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
 
-  private static String kind(JsonNode node) {
-    return node.getNodeType().name().toLowerCase(Locale.ROOT);
-  }
 
-  private static String clip(String s) {
-    return s.length() > 64 ? s.substring(0, 64) + "..." : s;
-  }
 
   /** Builds a {@link SandboxToolCallback}. */
   public static final class Builder {

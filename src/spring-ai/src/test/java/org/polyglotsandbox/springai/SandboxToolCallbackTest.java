@@ -67,8 +67,8 @@ class SandboxToolCallbackTest {
   @CsvSource(delimiter = '|', value = {
       "not json                                      | the arguments are not a JSON object",
       "\"text\"                                      | the arguments must be a JSON object",
-      "{\"code\": true}                              | $.code must be a string, not boolean",
-      "{\"code\": \"1\", \"language\": \"py\"}       | unknown field 'language' (the fields are code and inputs)",
+      "{\"code\": true}                              | argument \"code\" must be a string, got a boolean",
+      "{\"code\": \"1\", \"language\": \"py\"}       | unknown argument \"language\"",
       "{\"code\": \"1\", \"inputs\": {\"1x\": 1}}    | input name '1x' is not a valid identifier"})
   void badArguments_comeBackAsTextNamingTheProblem_andNothingRuns(String arguments, String problem) {
     int before = RUNS.size();

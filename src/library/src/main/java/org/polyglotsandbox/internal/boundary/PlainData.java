@@ -70,6 +70,29 @@ public final class PlainData {
     }
   }
 
+  /** What kind of JSON value {@code v} is, as a message names it: "a string", "an array", "null". */
+  public static String kindOf(Object v) {
+    if (v == null) {
+      return "null";
+    }
+    if (v instanceof CharSequence) {
+      return "a string";
+    }
+    if (v instanceof Boolean) {
+      return "a boolean";
+    }
+    if (v instanceof Number) {
+      return "a number";
+    }
+    if (v instanceof List<?>) {
+      return "an array";
+    }
+    if (v instanceof java.util.Map<?, ?>) {
+      return "an object";
+    }
+    return "a value of another kind";
+  }
+
   /** The kinds a plain value may be, as messages name them. */
   public static final String KINDS = "null, booleans, numbers, strings, lists and maps with string keys";
 
