@@ -191,6 +191,17 @@ class RunFilesTest {
   }
 
   @Test
+  void writableFile_cannotGrowPastTheFileLimit() {
+    ExecutionResult r = sandbox.run(Script.of(Language.PYTHON, String.join("\n",
+            "with open('/in/grow.bin', 'ab') as f:",
+            "    for i in range(100):",
+            "        f.write(b'x' * 4096)",
+            "1"))
+        .withFile("/in/grow.bin", new byte[10], Script.FileMode.WRITABLE));
+    assertThatRun(r).wasStoppedBy(Limit.FILES);
+  }
+
+  @Test
   void tooManyFilesForAScript_areRefusedAtOnce() {
     Script s = Script.of(Language.JAVASCRIPT, "1");
     for (int i = 0; i < Script.MAX_FILES; i++) {
