@@ -13,27 +13,4 @@ final class Text {
     }
     return b.length() < s.length() ? b.append('…').toString() : b.toString();
   }
-
-  /** A JSON type name for a Java value from a parsed message, for "got ..." in error messages. */
-  static String kind(Object v) {
-    if (v == null) {
-      return "null";
-    }
-    if (v instanceof String) {
-      return "a string";
-    }
-    if (v instanceof Boolean) {
-      return "a boolean";
-    }
-    if (v instanceof Number) {
-      return "a number";
-    }
-    if (v instanceof java.util.List<?>) {
-      return "an array";
-    }
-    if (v instanceof java.util.Map<?, ?>) {
-      return "an object";
-    }
-    return "a value of another kind";
-  }
 }
