@@ -105,6 +105,8 @@ final class GuestRun {
   private final Script script;
   /** The script's source, from the sandbox's {@link SourceCache} so that a repeated script reuses its code. */
   private final Source source;
+  /** Where {@link #source} came from; also keeps the async-function form of a program with top-level await. */
+  private final SourceCache sources;
   /** The script's inputs as JSON text, encoded (and checked) once by the caller. */
   private final Map<String, String> inputs;
   private final RunGuard guard;
@@ -144,6 +146,7 @@ final class GuestRun {
     this.startTimeout = startTimeout;
     this.threads = threads;
     this.source = sources.get(script.language(), script.name(), script.code());
+    this.sources = sources;
     this.engine = engine;
     this.api = api;
     this.policy = policy;
@@ -483,11 +486,17 @@ final class GuestRun {
       // (FreshContextCompileBenchmark: 49 ms instead of 16 ms for task C).
       context.resetLimits();
       meter.start();
-      Value value = context.eval(source);
+      Value value = evaluate(context);
       if (main != null && main.equals(value)) {
         return new Raw(null, null);
       }
+      if (script.language() == Language.JAVASCRIPT) {
+        value = AsyncResult.settle(context, value);
+      }
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
+    } catch (AsyncResult.Unsettled e) {
+      return new Raw(null, new ErrorClassifier.Verdict(Outcome.GUEST_ERROR, null, e.getMessage(), List.of(), null,
+          null));
     } catch (ValueRejectedException e) {
       rejectOutput(e);
       return new Raw(null, null);
@@ -537,6 +546,51 @@ final class GuestRun {
       return new Raw(null, null);
     } finally {
       meter.finish();
+    }
+  }
+
+  /**
+   * Evaluates the program. A JavaScript program that does not parse as a script but does as the body of
+   * an async function (top-level {@code await}, a top-level {@code return}) runs as that body, and its
+   * value is what it returns (a Promise, settled by {@link AsyncResult}); a program that parses as
+   * neither fails with the script's syntax error. A script's value stays its last expression's.
+   */
+  private Value evaluate(Context context) {
+    try {
+      return context.eval(source);
+    } catch (PolyglotException e) {
+      if (script.language() != Language.JAVASCRIPT || !e.isSyntaxError() || guard.tripped() != null
+          || guard.isCancelled()) {
+        throw e;
+      }
+      Source body = asyncBody(context);
+      if (body == null) {
+        throw e;
+      }
+      return context.eval(body);
+    }
+  }
+
+  /**
+   * The program as the body of an async function, or null if it is not one: if the syntax error came
+   * from guest code that already ran (an {@code eval}), or the program does not parse that way either.
+   * Its first line keeps its number (the wrapper's head shares it), so frames point at the guest's lines.
+   */
+  private Source asyncBody(Context context) {
+    try {
+      context.parse(source);
+      return null; // the program parses: its syntax error came from code it ran, which must not run twice
+    } catch (PolyglotException notAScript) {
+      if (!notAScript.isSyntaxError()) {
+        return null;
+      }
+    }
+    Source body = sources.get(Language.JAVASCRIPT, script.name(), "(async () => {" + script.code() + "\n})()");
+    try {
+      context.parse(body);
+      return body;
+    } catch (PolyglotException notABody) {
+      return null;
     }
   }
 

@@ -35,7 +35,15 @@ import org.polyglotsandbox.internal.EnforcementSink;
  *       {@code os.kill}, {@code os.killpg}, {@code _thread.interrupt_main};
  *   <li>synthetic identity: uid and gid {@value #UID}, user {@code sandbox} with home
  *       {@code /home/sandbox}, pid {@value #PID} (parent 1), host name {@code sandbox}, kernel release
- *       {@value #KERNEL_RELEASE}, one CPU, no load average.
+ *       {@value #KERNEL_RELEASE}, one CPU, no load average;
+ *   <li>an event loop the sandbox controls: asyncio's default loop makes a self-pipe with
+ *       {@code socket.socketpair()}, which the sandbox denies. An import hook (the first entry of
+ *       {@code sys.meta_path}) replaces {@code asyncio.unix_events.DefaultEventLoopPolicy} and
+ *       {@code SelectorEventLoop} when that module is first imported (so a run that never imports
+ *       asyncio pays nothing) with a loop that uses no file descriptor: it sleeps until its next timer in
+ *       steps of at most 50 ms (so a cancelled or timed-out run stops between two of them), and raises {@code RuntimeError} at once when it has neither a ready callback nor a
+ *       timer, since no socket, pipe or thread exists that could wake it. A guest that removes the
+ *       hook gets the default loop and its {@code PermissionError}, nothing more.
  * </ul>
  */
 final class ProcessShield {
@@ -257,6 +265,84 @@ final class ProcessShield {
                                   ('get_native_id', get_native_id)):
                       if attr in vars(m):
                           setattr(m, attr, f)
+          # asyncio: its default loop wants socket.socketpair() for a self-pipe, which the sandbox denies.
+          # When asyncio.unix_events is first imported, its default policy is replaced by one whose loop
+          # needs no file descriptor: no guest has sockets, pipes or threads, so nothing but a timer can
+          # wake it, and it sleeps (time.sleep: the run's wall time and cancellation stop it) until the next.
+          sleep, monotonic = time.sleep, time.monotonic
+          meta_path = sys.meta_path
+          no_wake = ('asyncio: the event loop has nothing left to run and nothing to wait for: every task'
+                     ' awaits something that nothing will complete (the sandbox has no sockets, pipes or'
+                     ' threads that could wake it)')
+
+          def sandbox_asyncio(unix_events):
+              from asyncio import base_events, events
+
+              class Selector:
+                  def select(self, timeout=None):
+                      if timeout is None:
+                          raise RuntimeError(no_wake)
+                      # In short steps: a cancelled or timed-out run stops between two of them.
+                      end = monotonic() + timeout
+                      left = timeout
+                      while left > 0:
+                          sleep(min(left, 0.05))
+                          left = end - monotonic()
+                      return []
+
+                  def get_map(self):
+                      return {}
+
+                  def close(self):
+                      return None
+
+              class SandboxEventLoop(base_events.BaseEventLoop):
+                  def __init__(self):
+                      base_events.BaseEventLoop.__init__(self)
+                      self._selector = Selector()
+
+                  def _process_events(self, event_list):
+                      return None
+
+                  def _write_to_self(self):
+                      return None
+
+              class SandboxEventLoopPolicy(events.BaseDefaultEventLoopPolicy):
+                  _loop_factory = SandboxEventLoop
+
+              for cls in (SandboxEventLoop, SandboxEventLoopPolicy):
+                  cls.__module__ = 'asyncio.unix_events'
+              unix_events.SelectorEventLoop = SandboxEventLoop
+              unix_events.DefaultEventLoopPolicy = SandboxEventLoopPolicy
+
+          class AsyncioHook:
+              @staticmethod
+              def find_spec(name, path=None, target=None):
+                  if name != 'asyncio.unix_events':
+                      return None
+                  for finder in meta_path:
+                      find = getattr(finder, 'find_spec', None)
+                      if finder is AsyncioHook or find is None:
+                          continue
+                      spec = find(name, path, target)
+                      if spec is not None:
+                          break
+                  else:
+                      return None
+                  loader = spec.loader
+
+                  class Loader:
+                      def create_module(self, spec):
+                          return loader.create_module(spec)
+
+                      def exec_module(self, module):
+                          loader.exec_module(module)
+                          sandbox_asyncio(module)
+
+                  spec.loader = Loader()
+                  return spec
+
+          meta_path.insert(0, AsyncioHook)
           del globals()['__sandbox_shield']
       __sandbox_shield
       """.formatted(UID, PID, KERNEL_RELEASE), "sandbox-shield").internal(true).buildLiteral();

@@ -1,0 +1,104 @@
+package org.polyglotsandbox.internal.engine;
+
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.PolyglotException;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+
+/**
+ * The settling of a JavaScript program whose value is a Promise or another thenable: its job queue is
+ * run until the value settles, and the run's value is what it settled to.
+ *
+ * <p>Whether the value is a thenable, and the call of its {@code then}, happen in guest code (the
+ * {@link #SUBSCRIBE} function), never through the host's reading of a guest member: a Proxy whose
+ * {@code then} lies (a trap that throws, answers differently each time, or breaks an interop invariant)
+ * then fails the way it would for an {@code await}, as the guest's own error, not the sandbox's. The two
+ * callbacks are guest functions too, so nothing the guest can inspect is a host object.
+ *
+ * <p>GraalJS runs the pending jobs (Promise reactions, {@code await} continuations) each time control
+ * returns from guest code to the host, so one call of {@code SUBSCRIBE} runs every job the program
+ * queued, and the jobs those queue, until the queue is empty. That all runs on the guest's thread under
+ * the run's limits (statements, CPU, wall time): a microtask flood that never ends is stopped by them
+ * like a loop. A value that is still pending when the queue is empty can never settle (the sandbox gives
+ * the guest no timers, threads or I/O that could queue a job later): the run ends at once with
+ * {@link Unsettled} instead of waiting for its deadline.
+ */
+final class AsyncResult {
+  /**
+   * Subscribes to a thenable: {@code undefined} if the value is not one (not an object or function, or
+   * its {@code then} is not a function), else a fresh record {@code {settled, rejected, value}} that the
+   * value's {@code then} settles (first call wins, like a Promise's resolving functions). The record is a
+   * literal with own data properties, so nothing the guest changed (prototypes, globals) reaches its fields.
+   * A {@code then} that throws rejects, unless it settled first (as for a Promise resolved with it).
+   */
+  private static final Source SUBSCRIBE = Source.newBuilder("js", """
+      (function (v) {
+        if (v === null || (typeof v !== 'object' && typeof v !== 'function')) { return undefined; }
+        const then = v.then;
+        if (typeof then !== 'function') { return undefined; }
+        const s = {settled: false, rejected: false, value: undefined};
+        const fulfil = (x) => { if (!s.settled) { s.settled = true; s.value = x; } };
+        const reject = (x) => { if (!s.settled) { s.settled = true; s.rejected = true; s.value = x; } };
+        try { then.call(v, fulfil, reject); } catch (e) { reject(e); }
+        return s;
+      })""", "sandbox-settle.js").internal(true).buildLiteral();
+  /** Rethrows a rejection's reason from guest code, so that it is classified like an uncaught throw. */
+  private static final Source RETHROW =
+      Source.newBuilder("js", "(function (reason) { throw reason; })", "sandbox-rethrow.js").internal(true)
+          .buildLiteral();
+  /** How many thenables a value may settle to in a row (a thenable resolving to a thenable, ...). */
+  private static final int MAX_CHAIN = 10_000;
+
+  /** The program's value was still pending once nothing was left to run. */
+  static final class Unsettled extends RuntimeException {
+    Unsettled(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private AsyncResult() {}
+
+  /**
+   * The settled value of {@code value} if it is a thenable, else {@code value} itself.
+   *
+   * @throws PolyglotException the rejection's reason, as a guest exception, what reading or calling the
+   *     value's {@code then} raised, or a limit that stopped the jobs
+   * @throws Unsettled if the value was still pending once the job queue was empty
+   */
+  static Value settle(Context context, Value value) {
+    if (!mayBeThenable(value)) {
+      return value;
+    }
+    Value subscribe = context.eval(SUBSCRIBE);
+    for (int i = 0; i < MAX_CHAIN; i++) {
+      Value state = subscribe.execute(value);
+      if (state.isNull()) {
+        return value;
+      }
+      if (!state.getMember("settled").asBoolean()) {
+        throw new Unsettled("the program's value is a Promise that never settled: every job had run and it was"
+            + " still pending (it awaits something that nothing will resolve; the sandbox has no timers,"
+            + " threads or I/O that could settle it later)");
+      }
+      if (state.getMember("rejected").asBoolean()) {
+        context.eval(RETHROW).execute(state.getMember("value"));
+        throw new IllegalStateException("rethrowing a rejection returned"); // unreachable: it always throws
+      }
+      value = state.getMember("value");
+      if (!mayBeThenable(value)) {
+        return value;
+      }
+    }
+    throw new Unsettled("the program's value is a chain of more than " + MAX_CHAIN + " thenables, each"
+        + " settling to the next");
+  }
+
+  /**
+   * Whether the value could be a thenable, from what the host learns without running guest code: a
+   * guest object or function. Strings, numbers, booleans, null and host values never are.
+   */
+  private static boolean mayBeThenable(Value value) {
+    return value != null && !value.isNull() && !value.isHostObject() && !value.isProxyObject()
+        && !value.isString() && !value.isNumber() && !value.isBoolean() && value.hasMembers();
+  }
+}
