@@ -62,6 +62,11 @@ public sealed interface SandboxEvent {
       CYCLE,
       /** Guest code that ran while the value was read (a getter, {@code __repr__}, an iterator) raised. */
       UNREADABLE,
+      /**
+       * The result held a value still to be awaited: a JavaScript Promise or a Python coroutine nested
+       * inside it (the program's own value is awaited; what it holds is not).
+       */
+      UNSETTLED,
       /** The result broke the script's result schema ({@link Script#withResultSchema}). */
       SCHEMA_VIOLATION,
       /** A declared output file was larger than {@link Limits#maxOutputFileBytes()} or the total cap. */

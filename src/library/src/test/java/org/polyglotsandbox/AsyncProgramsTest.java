@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.polyglotsandbox.SandboxEvent.OutputRejected.Reason;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -140,6 +141,78 @@ class AsyncProgramsTest {
     assertThatRun(sandbox.run(Language.JAVASCRIPT,
         "({ then(resolve) { Promise.resolve().then(() => resolve({ ok: true })); } })"))
         .hasValue(Map.of("ok", true));
+  }
+
+  @Test
+  void pythonProgramWhoseValueIsACoroutine_runsIt_likeAsyncioRun() {
+    ExecutionResult r = sandbox.run(Language.PYTHON, """
+        import asyncio
+        async def main():
+            await asyncio.sleep(0)
+            return tools.kv.get(key='c')['value']
+        main()""");
+    assertThatRun(r).hasValue("C");
+    ExecutionResult raised = sandbox.run(Language.PYTHON, """
+        async def main():
+            raise KeyError('no such key: zed')
+        main()""");
+    assertThatRun(raised).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();
+    assertThat(raised.errorMessage()).get().asString().contains("no such key: zed");
+    // Only exactly a coroutine is run: an object that claims to be one is copied as what it is.
+    assertThatRun(sandbox.run(Language.PYTHON, """
+        import types
+        class Fake:
+            __class__ = types.CoroutineType
+            def __repr__(self):
+                return 'fake'
+        Fake()""")).hasValue("fake");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void promiseOrCoroutineNestedInTheResult_isRejected_namingWhere(Language language) {
+    ExecutionResult r = sandbox.run(language, of(language,
+        "({done: 1, later: (async () => 2)()})", """
+        async def later():
+            return 2
+        {'done': 1, 'later': later()}"""));
+    assertThatRun(r).wasRejected(Reason.UNSETTLED, "$.later");
+    assertThat(r.errorMessage()).get().asString().contains("never awaited");
+    // In a tool's arguments too: a Promise is refused, never passed on as an empty object.
+    ExecutionResult args = sandbox.run(Language.JAVASCRIPT, """
+        try { tools.kv.get({key: Promise.resolve('a')}); 'called' } catch (e) { e.message }""");
+    assertThatRun(args).isOk();
+    assertThat((String) args.value()).contains("never awaited");
+  }
+
+  @Test
+  void pythonAwaitsAToolThroughToThread_andRunInExecutor_withoutAThread() {
+    ExecutionResult r = sandbox.run(Language.PYTHON, """
+        import asyncio
+        async def main():
+            a = await asyncio.to_thread(tools.kv.get, key='a')
+            b = await asyncio.get_running_loop().run_in_executor(None, lambda: tools.kv.get(key='b'))
+            many = await asyncio.gather(*(asyncio.to_thread(tools.kv.get, key='k' + str(i)) for i in range(100)))
+            return [a['value'], b['value'], len(many), many[99]['value']]
+        asyncio.run(main())""");
+    assertThatRun(r).hasValue(List.of("A", "B", 100L, "K99"));
+    assertThat(r.events()).noneMatch(e -> e instanceof SandboxEvent.DeniedOperation);
+    ExecutionResult own = sandbox.run(Language.PYTHON, """
+        import asyncio, concurrent.futures
+        async def main():
+            return await asyncio.get_running_loop().run_in_executor(concurrent.futures.ThreadPoolExecutor(), print)
+        asyncio.run(main())""");
+    assertThatRun(own).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();
+    assertThat(own.errorMessage()).get().asString().contains("needs threads");
+    ExecutionResult failing = sandbox.run(Language.PYTHON, """
+        import asyncio
+        async def main():
+            try:
+                await asyncio.to_thread(tools.kv.get, nokey=1)
+            except Exception as e:
+                return type(e).__name__
+        asyncio.run(main())""");
+    assertThatRun(failing).isOk().leaksNoHostDetail();
   }
 
   @Test

@@ -25,6 +25,7 @@ public final class GuestMeasure {
         const keys = Object.keys;
         const text = String;
         const big = BigInt;
+        const promise = Promise;
         return [
           (s) => s.length,
           (x, limit) => {
@@ -43,11 +44,13 @@ public final class GuestMeasure {
           (o) => keys(o),
           null,
           (x, n) => typeof x,
+          (x) => x instanceof promise,
         ];
       })()""", "output-boundary.js").internal(true).buildLiteral();
   private static final Source PYTHON = Source.newBuilder("python",
       "(''.__class__.__len__, lambda n, limit, b=(0).__class__.bit_length: b(n), repr, None, (0.0).__class__,"
-          + " lambda x, n, t=type, name=type.__dict__['__name__'].__get__: name(t(x))[:n])",
+          + " lambda x, n, t=type, name=type.__dict__['__name__'].__get__: name(t(x))[:n],"
+          + " lambda x, t=type, c=__import__('types').CoroutineType: t(x) is c)",
       "output-boundary.py").internal(true).buildLiteral();
 
   private final Value length;
@@ -56,6 +59,7 @@ public final class GuestMeasure {
   private final Value keys;
   private final Value floatType;
   private final Value kind;
+  private final Value unsettled;
 
   private GuestMeasure(Value functions) {
     this.length = functions.getArrayElement(0);
@@ -65,6 +69,7 @@ public final class GuestMeasure {
     Value f = functions.getArrayElement(4);
     this.floatType = f.isNull() ? null : f;
     this.kind = functions.getArrayElement(5);
+    this.unsettled = functions.getArrayElement(6);
   }
 
   /**
@@ -105,6 +110,14 @@ public final class GuestMeasure {
    */
   Value kind(Value v, int max) {
     return kind.execute(v, max);
+  }
+
+  /**
+   * Whether the value is still to be awaited: a JavaScript Promise (an instance of the original
+   * {@code Promise}), a Python coroutine (exactly that type).
+   */
+  boolean isUnsettled(Value v) {
+    return unsettled.execute(v).asBoolean();
   }
 
   /** Python only: whether the value is a {@code float} (or a subclass), which must stay a Double. */

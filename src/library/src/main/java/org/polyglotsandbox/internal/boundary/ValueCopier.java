@@ -136,6 +136,11 @@ public final class ValueCopier {
     return reject(Reason.UNREADABLE, "it could not be read", "could not be read (at " + path + ")");
   }
 
+  private ValueRejectedException unsettled(String what) {
+    return reject(Reason.UNSETTLED, what + " that was never awaited (only the program's own value is: await what"
+        + " it holds before returning it)", "hold " + what + " that was never awaited");
+  }
+
   private ValueRejectedException changed() {
     String path = PlainData.path(segments, segments.size());
     return reject(Reason.UNREADABLE, "it changed while it was read", "changed while they were read (at " + path + ")");
@@ -192,7 +197,13 @@ public final class ValueCopier {
         throw new NotPlainDataException(what + " may hold only null, booleans, numbers, strings, lists and"
             + " objects, not " + kind(v));
       }
-      return executable ? SKIP : text(v);
+      if (executable) {
+        return SKIP;
+      }
+      if (language == Language.PYTHON && measure(v).isUnsettled(v)) {
+        throw unsettled("a coroutine");
+      }
+      return text(v);
     }
     if (depth >= maxDepth) {
       throw reject(Reason.TOO_DEEP, "the " + what + " nests deeper than " + maxDepth + " levels"
@@ -350,6 +361,9 @@ public final class ValueCopier {
   private Map<String, Object> members(Value v, int depth) {
     Value keys = measure(v).keys(v);
     long size = keys.hasArrayElements() ? keys.getArraySize() : 0;
+    if (size == 0 && measure(v).isUnsettled(v)) { // a Promise has no keys of its own: asked of empty objects only
+      throw unsettled("a Promise");
+    }
     if (size > maxNodes - nodes) {
       throw tooMany();
     }

@@ -6,8 +6,9 @@ import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 
 /**
- * The settling of a JavaScript program whose value is a Promise or another thenable: its job queue is
- * run until the value settles, and the run's value is what it settled to.
+ * The settling of a program whose value is still to be awaited: a JavaScript Promise or other thenable,
+ * whose job queue is run until it settles, or a Python coroutine, run to its end with
+ * {@code asyncio.run}. The run's value is what it settled to.
  *
  * <p>Whether the value is a thenable, and the call of its {@code then}, happen in guest code (the
  * {@link #SUBSCRIBE} function), never through the host's reading of a guest member: a Proxy whose
@@ -42,6 +43,13 @@ final class AsyncResult {
         try { then.call(v, fulfil, reject); } catch (e) { reject(e); }
         return s;
       })""", "sandbox-settle.js").internal(true).buildLiteral();
+  /**
+   * Python: runs a coroutine (exactly that type, so nothing that merely claims to be one) to its end
+   * with {@code asyncio.run}, on the event loop the process shield provides; any other value is itself.
+   */
+  private static final Source PYTHON_RUN = Source.newBuilder("python",
+      "(lambda v, t=type, c=__import__('types').CoroutineType: __import__('asyncio').run(v) if t(v) is c else v)",
+      "sandbox-settle.py").internal(true).buildLiteral();
   /** Rethrows a rejection's reason from guest code, so that it is classified like an uncaught throw. */
   private static final Source RETHROW =
       Source.newBuilder("js", "(function (reason) { throw reason; })", "sandbox-rethrow.js").internal(true)
@@ -94,8 +102,21 @@ final class AsyncResult {
   }
 
   /**
-   * Whether the value could be a thenable, from what the host learns without running guest code: a
-   * guest object or function. Strings, numbers, booleans, null and host values never are.
+   * Python: the value a coroutine returns when it is run to its end with {@code asyncio.run}, if the
+   * program's value is a coroutine ({@code main()} instead of {@code asyncio.run(main())}), else the value.
+   *
+   * @throws PolyglotException what the coroutine raised, or a limit that stopped it
+   */
+  static Value runCoroutine(Context context, Value value) {
+    if (!mayBeThenable(value)) {
+      return value;
+    }
+    return context.eval(PYTHON_RUN).execute(value);
+  }
+
+  /**
+   * Whether the value could be a thenable or a coroutine, from what the host learns without running
+   * guest code: a guest object or function. Strings, numbers, booleans, null and host values never are.
    */
   private static boolean mayBeThenable(Value value) {
     return value != null && !value.isNull() && !value.isHostObject() && !value.isProxyObject()

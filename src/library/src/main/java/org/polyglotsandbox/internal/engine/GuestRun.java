@@ -490,9 +490,8 @@ final class GuestRun {
       if (main != null && main.equals(value)) {
         return new Raw(null, null);
       }
-      if (script.language() == Language.JAVASCRIPT) {
-        value = AsyncResult.settle(context, value);
-      }
+      value = script.language() == Language.JAVASCRIPT ? AsyncResult.settle(context, value)
+          : AsyncResult.runCoroutine(context, value);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (AsyncResult.Unsettled e) {
       return new Raw(null, new ErrorClassifier.Verdict(Outcome.GUEST_ERROR, null, e.getMessage(), List.of(), null,

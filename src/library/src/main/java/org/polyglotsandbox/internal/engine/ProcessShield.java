@@ -307,6 +307,27 @@ final class ProcessShield {
                   def _write_to_self(self):
                       return None
 
+                  # asyncio.to_thread and run_in_executor(None, ...) are how Python awaits a blocking call
+                  # (a tool): with no threads to run it on, it runs at once on the loop's own thread, and the
+                  # future it gives is already done. A guest's own executor would need threads: refused.
+                  def run_in_executor(self, executor, func, *args):
+                      self._check_closed()
+                      if executor is not None:
+                          raise PermissionError('asyncio: run_in_executor with an executor needs threads, which'
+                                                ' the sandbox does not give; pass None to run the call at once')
+                      future = self.create_future()
+                      try:
+                          future.set_result(func(*args))
+                      except (SystemExit, KeyboardInterrupt):
+                          raise
+                      except BaseException as e:
+                          future.set_exception(e)
+                      return future
+
+                  def set_default_executor(self, executor):
+                      raise PermissionError('asyncio: a default executor needs threads, which the sandbox does'
+                                            ' not give')
+
               class SandboxEventLoopPolicy(events.BaseDefaultEventLoopPolicy):
                   _loop_factory = SandboxEventLoop
 
