@@ -74,6 +74,7 @@ final class AuditLog implements Consumer<AuditEvent>, AutoCloseable {
     if (!e.label().isEmpty()) {
       o.put("label", e.label());
     }
+    attributes(o, e.attributes());
     o.put("operation", e.operation().id());
     o.put("target", e.target());
     o.put("verdict", e.verdict().id());
@@ -93,11 +94,20 @@ final class AuditLog implements Consumer<AuditEvent>, AutoCloseable {
     if (!r.label().isEmpty()) {
       o.put("label", r.label());   // sandbox mcp labels each run with its connection and request id
     }
+    attributes(o, script.auditedAttributes());
     o.put("outcome", r.outcome().name());
     o.put("limit", r.limit().map(Limit::id).orElse(null));
     o.put("events", r.events().size());
     o.put("droppedEvents", r.droppedEvents());
     write(ResultJson.write(o));
+  }
+
+  /** The run's audited attributes ({@code run --attribute}), as an object; nothing if it has none. */
+  private static void attributes(ObjectNode o, java.util.Map<String, String> attributes) {
+    if (!attributes.isEmpty()) {
+      ObjectNode a = o.putObject("attributes");
+      attributes.forEach(a::put);
+    }
   }
 
   private synchronized void write(String line) {

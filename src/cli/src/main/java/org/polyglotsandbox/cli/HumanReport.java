@@ -37,6 +37,15 @@ final class HumanReport {
 
   /** @param written the host files the output files were written to, in order; empty if not written */
   static void print(ExecutionResult r, List<Path> written, PrintStream out) {
+    print(r, written, false, out);
+  }
+
+  /**
+   * @param written the host files the output files were written to, in order; empty if not written
+   * @param streamed whether the guest's stdout and stderr were already printed whole as they came
+   *     ({@code run --stream}): the report then gives their sizes instead of their text
+   */
+  static void print(ExecutionResult r, List<Path> written, boolean streamed, PrintStream out) {
     if (r.isOk()) {
       out.println("value: " + r.valueAsJson());
     } else {
@@ -55,8 +64,13 @@ final class HumanReport {
         out.println("    at " + Text.escapeLine(frame));
       }
     }
-    stream("guest stdout", r.stdout(), out);
-    stream("guest stderr", r.stderr(), out);
+    if (streamed) {
+      streamedNote("guest stdout", r.stdout(), out);
+      streamedNote("guest stderr", r.stderr(), out);
+    } else {
+      stream("guest stdout", r.stdout(), out);
+      stream("guest stderr", r.stderr(), out);
+    }
     int i = 0;
     for (OutputFile f : r.outputFiles().values()) {
       out.println("output file: " + Text.escapeLine(f.guestPath()) + " (" + f.size()
@@ -101,6 +115,12 @@ final class HumanReport {
           .append(')');
     }
     return s.toString();
+  }
+
+  private static void streamedNote(String label, String text, PrintStream out) {
+    if (!text.isEmpty()) {
+      out.println(label + ": streamed above (" + text.length() + (text.length() == 1 ? " character)" : " characters)"));
+    }
   }
 
   private static void stream(String label, String text, PrintStream out) {

@@ -105,6 +105,19 @@ final class RunCommand implements Callable<Integer> {
       description = "Print exactly one JSON object on stdout instead of the report.")
   private boolean json;
 
+  @Option(names = "--stream",
+      description = {"Print the guest's stdout and stderr as it writes them, each line behind '  | ' (with",
+          "--json: one JSON line per chunk on stderr, so stdout stays one JSON object)."})
+  private boolean stream;
+
+  @Option(names = "--attribute", paramLabel = "KEY=VALUE",
+      description = {"A run attribute (a tenant, a user, a ticket): never visible to the guest, handed to",
+          "every tool handler, and written with each --audit-log line. Repeatable."})
+  private List<String> attributes = new ArrayList<>();
+
+  /** How long the report waits for the streamed output to be printed before it prints it whole. */
+  static final Duration STREAM_WAIT = Duration.ofSeconds(2);
+
   /** Result schema files larger than this are refused unread. */
   static final long MAX_SCHEMA_BYTES = 1L << 20;
 
@@ -114,9 +127,11 @@ final class RunCommand implements Callable<Integer> {
   private String auditLog;
 
   private final PrintStream out;
+  private final PrintStream err;
 
-  RunCommand(PrintStream out) {
+  RunCommand(PrintStream out, PrintStream err) {
     this.out = out;
+    this.err = err;
   }
 
   @Override
@@ -129,6 +144,10 @@ final class RunCommand implements Callable<Integer> {
     List<Tool> tools = new ArrayList<>();
     Policy policy = policy(lang, tools);
     Script script = script(Script.of(lang, code).named(scriptName(path)), policy);
+    StreamPrinter printer = stream ? new StreamPrinter(out, err, json) : null;
+    if (printer != null) {
+      script = script.withOutputListener(printer);
+    }
     Path dir = outputDirectory(script);
 
     ExecutionResult result;
@@ -159,10 +178,11 @@ final class RunCommand implements Callable<Integer> {
             + " written: " + e.getMessage());
       }
     }
+    boolean streamedAll = printer != null && printer.finish(result, STREAM_WAIT);
     if (json) {
       out.println(ResultJson.toJson(result, written));
     } else {
-      HumanReport.print(result, written, out);
+      HumanReport.print(result, written, streamedAll, out);
     }
     if (auditFailure != null) {
       throw new StartException(auditFailure, null);
@@ -189,6 +209,17 @@ final class RunCommand implements Callable<Integer> {
     }
     for (String spec : files) {
       s = withFile(s, spec, policy);
+    }
+    for (String attribute : attributes) {
+      int eq = attribute.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException("--attribute " + Text.quote(attribute) + ": expected KEY=VALUE");
+      }
+      try {
+        s = s.withAuditedAttribute(attribute.substring(0, eq), attribute.substring(eq + 1));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--attribute " + Text.quote(attribute) + ": " + e.getMessage());
+      }
     }
     for (String guestPath : outputFiles) {
       try {

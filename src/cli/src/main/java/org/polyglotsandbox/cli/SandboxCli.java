@@ -68,7 +68,7 @@ public final class SandboxCli implements Callable<Integer> {
    */
   public static int execute(String[] args, PrintStream out, PrintStream err) {
     CommandLine cli = new CommandLine(new SandboxCli());
-    cli.addSubcommand("run", new RunCommand(out));
+    cli.addSubcommand("run", new RunCommand(out, err));
     cli.addSubcommand("policy", new CommandLine(new PolicyCommand())
         .addSubcommand("explain", new PolicyCommand.Explain(out)));
     cli.addSubcommand("probe", new ProbeCommand(out));

@@ -74,4 +74,23 @@ class SandboxScriptTest {
     assertThat(r.out()).isEmpty();
     assertThat(r.err().lines()).hasSize(1);
   }
+
+  @Test
+  void stream_printsTheGuestsLine_whileTheRunIsStillGoing() throws Exception {
+    // The program prints, then sleeps far past any test: the line can only have come out while it ran.
+    Files.writeString(dir.resolve("slow.py"), "print('first line', flush=True)\nimport time\ntime.sleep(600)\n");
+    ProcessBuilder pb = new ProcessBuilder(SCRIPT.toString(), "run", "slow.py", "--stream", "--timeout", "15m")
+        .directory(dir.toFile()).redirectError(dir.resolve("stderr").toFile());
+    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
+    Process p = pb.start();
+    try (java.io.BufferedReader lines = new java.io.BufferedReader(
+        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line = lines.readLine();
+      assertThat(line).as("the first line on stdout; stderr: %s", Files.readString(dir.resolve("stderr")))
+          .isEqualTo("  | first line");
+      assertThat(p.isAlive()).as("the run was still going when its line came out").isTrue();
+    } finally {
+      p.destroyForcibly().waitFor(1, TimeUnit.MINUTES);
+    }
+  }
 }
