@@ -104,6 +104,21 @@ public final class Script {
   }
 
   /**
+   * A label ({@link #withLabel}) made from text nobody checked: a client's request id, an agent's
+   * conversation id. Control characters become {@code ?} and it is cut to the label's 128 characters,
+   * so {@code withLabel(Script.labelFrom(text))} never throws.
+   */
+  public static String labelFrom(String text) {
+    Objects.requireNonNull(text, "text");
+    StringBuilder b = new StringBuilder(Math.min(text.length(), MAX_LABEL_CHARS));
+    for (int i = 0; i < text.length() && b.length() < MAX_LABEL_CHARS; i++) {
+      char c = text.charAt(i);
+      b.append(Character.isISOControl(c) ? '?' : c);
+    }
+    return b.toString();
+  }
+
+  /**
    * This script with a label the embedder chooses (an agent's memory or conversation id, a tenant, a
    * request id), carried into its result ({@link ExecutionResult#label()}) and into every audit event of
    * its run ({@link AuditEvent#label()}, the JFR event's {@code label} field). Guest code never sees it.

@@ -158,6 +158,14 @@ class AuditEventsTest {
   }
 
   @Test
+  void labelFrom_makesAnyTextALabel_thatWithLabelTakes() {
+    Script script = Script.of(Language.JAVASCRIPT, "1");
+    assertThat(Script.labelFrom("conversation:a\nb\u0000c")).isEqualTo("conversation:a?b?c");
+    assertThat(script.withLabel(Script.labelFrom("y".repeat(500))).label()).isEqualTo("y".repeat(128));
+    assertThat(Script.labelFrom("")).isEmpty();
+  }
+
+  @Test
   void eachRun_hasItsOwnId() {
     ExecutionResult a = sandbox.run(Language.JAVASCRIPT, "1");
     ExecutionResult b = sandbox.run(Language.JAVASCRIPT, "1");

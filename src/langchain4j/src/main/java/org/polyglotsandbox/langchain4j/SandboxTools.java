@@ -131,16 +131,7 @@ public final class SandboxTools implements ToolProvider {
    * characters replaced and cut to the label's 128 characters; empty for none.
    */
   static String label(String prefix, Object id) {
-    if (id == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder(prefix);
-    String text = String.valueOf(id);
-    for (int i = 0; i < text.length() && b.length() < 128; i++) {
-      char c = text.charAt(i);
-      b.append(Character.isISOControl(c) ? '?' : c);
-    }
-    return b.toString();
+    return id == null ? "" : Script.labelFrom(prefix + id);
   }
 
   /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */

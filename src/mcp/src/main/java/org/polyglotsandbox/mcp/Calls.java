@@ -3,6 +3,7 @@ package org.polyglotsandbox.mcp;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.polyglotsandbox.Script;
 
 /**
  * The tool calls in flight, by connection and JSON-RPC request id, so that {@code notifications/cancelled}
@@ -62,13 +63,7 @@ final class Calls {
    */
   static String label(String key) {
     int sep = key.indexOf('\u0000');
-    String label = "mcp " + key.substring(0, sep) + " request " + key.substring(sep + 3);
-    StringBuilder b = new StringBuilder(Math.min(label.length(), 128));
-    for (int i = 0; i < label.length() && b.length() < 128; i++) {
-      char c = label.charAt(i);
-      b.append(Character.isISOControl(c) ? '?' : c);
-    }
-    return b.toString();
+    return Script.labelFrom("mcp " + key.substring(0, sep) + " request " + key.substring(sep + 3));
   }
 
   /** The connection part of a key. */

@@ -113,15 +113,7 @@ public final class SandboxToolCallback implements ToolCallback {
    * control characters replaced and cut to the label's 128 characters; empty for none.
    */
   static String label(String conversationId) {
-    if (conversationId == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder("conversation:");
-    for (int i = 0; i < conversationId.length() && b.length() < 128; i++) {
-      char c = conversationId.charAt(i);
-      b.append(Character.isISOControl(c) ? '?' : c);
-    }
-    return b.toString();
+    return conversationId == null ? "" : Script.labelFrom("conversation:" + conversationId);
   }
 
   private static String conversationId(ToolContext context) {
