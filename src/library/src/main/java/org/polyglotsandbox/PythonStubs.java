@@ -415,49 +415,15 @@ final class PythonStubs {
     b.append(indent).append("\"\"\"\n");
   }
 
-  /** One schema document and the type names of its local definitions. */
-  private final class Scope {
-    final Tool tool;
-    final String rootName;
-    final Object root;
-    final Map<String, String> defNames = new LinkedHashMap<>();
-    final List<String[]> pending = new ArrayList<>();
-
+  /** One schema document, its definitions declared as TypedDicts or aliases. */
+  private final class Scope extends StubText.Scope {
     Scope(Tool tool, String rootName, Object root) {
-      this.tool = tool;
-      this.rootName = rootName;
-      this.root = root;
+      super(tool, rootName, root, PythonStubs.this.names, "Any");
     }
 
-    String ref(Object ref) {
-      String[] r = StubText.localRef(ref);
-      if (r == null) {
-        return "Any";
-      }
-      if (r.length == 1) {
-        return rootName;
-      }
-      String key = r[0] + "/" + r[1];
-      String known = defNames.get(key);
-      if (known != null) {
-        return known;
-      }
-      if (!(root instanceof Map<?, ?> m && m.get(r[0]) instanceof Map<?, ?> defs && defs.containsKey(r[1]))) {
-        return "Any";
-      }
-      String name = names.unique(rootName + StubText.pascal(r[1]));
-      defNames.put(key, name);
-      pending.add(r);
-      return name;
-    }
-
-    void drain() {
-      for (int i = 0; i < pending.size(); i++) {
-        String[] r = pending.get(i);
-        Object def = ((Map<?, ?>) ((Map<?, ?>) root).get(r[0])).get(r[1]);
-        declare(defNames.get(r[0] + "/" + r[1]), def, this, r[1] + " in the schema of " + tool.name() + ".");
-      }
-      pending.clear();
+    @Override
+    void declare(String typeName, Object definition, String key) {
+      PythonStubs.this.declare(typeName, definition, this, key + " in the schema of " + tool.name() + ".");
     }
   }
 }

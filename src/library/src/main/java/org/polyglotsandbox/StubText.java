@@ -193,4 +193,64 @@ final class StubText {
       return name;
     }
   }
+
+  /**
+   * One schema document (a tool's parameters or result) and the type names of its local definitions
+   * ({@code $defs}, {@code definitions}): each is named when it is first referred to, and declared by
+   * {@link #drain} with {@link #declare}, which may refer to more.
+   */
+  abstract static class Scope {
+    final Tool tool;
+    final String rootName;
+    final Object root;
+    private final Names names;
+    private final String unknown;
+    private final Map<String, String> defNames = new java.util.LinkedHashMap<>();
+    private final List<String[]> pending = new ArrayList<>();
+
+    /** @param unknown the stub language's type for a reference that names nothing in the document */
+    Scope(Tool tool, String rootName, Object root, Names names, String unknown) {
+      this.tool = tool;
+      this.rootName = rootName;
+      this.root = root;
+      this.names = names;
+      this.unknown = unknown;
+    }
+
+    /** Declares one local definition under its type name; {@code key} is its name in the schema. */
+    abstract void declare(String typeName, Object definition, String key);
+
+    /** The type a {@code $ref} names: the root, a local definition (declared later), else the unknown type. */
+    final String ref(Object ref) {
+      String[] r = localRef(ref);
+      if (r == null) {
+        return unknown;
+      }
+      if (r.length == 1) {
+        return rootName;
+      }
+      String key = r[0] + "/" + r[1];
+      String known = defNames.get(key);
+      if (known != null) {
+        return known;
+      }
+      if (!(root instanceof Map<?, ?> m && m.get(r[0]) instanceof Map<?, ?> defs && defs.containsKey(r[1]))) {
+        return unknown;
+      }
+      String name = names.unique(rootName + pascal(r[1]));
+      defNames.put(key, name);
+      pending.add(r);
+      return name;
+    }
+
+    /** Declares the definitions referred to so far, and those they refer to. */
+    final void drain() {
+      for (int i = 0; i < pending.size(); i++) {
+        String[] r = pending.get(i);
+        Object def = ((Map<?, ?>) ((Map<?, ?>) root).get(r[0])).get(r[1]);
+        declare(defNames.get(r[0] + "/" + r[1]), def, r[1]);
+      }
+      pending.clear();
+    }
+  }
 }

@@ -249,51 +249,16 @@ final class TypeScriptStubs {
     b.append(indent).append(" */\n");
   }
 
-  /** One schema document (a tool's parameters or result) and the type names of its local definitions. */
-  private final class Scope {
-    final Tool tool;
-    final String rootName;
-    final Object root;
-    final Map<String, String> defNames = new LinkedHashMap<>();
-    final List<String[]> pending = new ArrayList<>();
-
+  /** One schema document, its definitions declared as interfaces or type aliases. */
+  private final class Scope extends StubText.Scope {
     Scope(Tool tool, String rootName, Object root) {
-      this.tool = tool;
-      this.rootName = rootName;
-      this.root = root;
+      super(tool, rootName, root, TypeScriptStubs.this.names, "unknown");
     }
 
-    /** The type a {@code $ref} names: the root, a local definition (declared later), else {@code unknown}. */
-    String ref(Object ref) {
-      String[] r = StubText.localRef(ref);
-      if (r == null) {
-        return "unknown";
-      }
-      if (r.length == 1) {
-        return rootName;
-      }
-      String key = r[0] + "/" + r[1];
-      String known = defNames.get(key);
-      if (known != null) {
-        return known;
-      }
-      if (!(root instanceof Map<?, ?> m && m.get(r[0]) instanceof Map<?, ?> defs && defs.containsKey(r[1]))) {
-        return "unknown";
-      }
-      String name = names.unique(rootName + StubText.pascal(r[1]));
-      defNames.put(key, name);
-      pending.add(r);
-      return name;
-    }
-
-    /** Declares the definitions referred to so far, and those they refer to. */
-    void drain() {
-      for (int i = 0; i < pending.size(); i++) {
-        String[] r = pending.get(i);
-        Object def = ((Map<?, ?>) ((Map<?, ?>) root).get(r[0])).get(r[1]);
-        declare(defNames.get(r[0] + "/" + r[1]), def, this, "`" + r[1] + "` in the schema of `" + tool.name() + "`.",
-            false);
-      }
+    @Override
+    void declare(String typeName, Object definition, String key) {
+      TypeScriptStubs.this.declare(typeName, definition, this, "`" + key + "` in the schema of `" + tool.name() + "`.",
+          false);
     }
   }
 }
