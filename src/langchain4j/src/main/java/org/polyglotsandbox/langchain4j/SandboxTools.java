@@ -43,7 +43,6 @@ public final class SandboxTools implements ToolProvider {
   /** The most characters of code a model may send in one call. */
   public static final int MAX_CODE_CHARS = 100_000;
 
-
   private final PolyglotSandbox sandbox;
   private final Consumer<? super AgentRun> onRun;
   private final int maxChars;
@@ -138,8 +137,6 @@ public final class SandboxTools implements ToolProvider {
   static Script parse(Language language, String arguments) {
     return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
-
-
 
   /** Builds {@link SandboxTools}. */
   public static final class Builder {

@@ -28,7 +28,6 @@ public final class SandboxToolCallback implements ToolCallback {
   /** The most characters of code a model may send in one call. */
   public static final int MAX_CODE_CHARS = 100_000;
 
-
   private final PolyglotSandbox sandbox;
   private final Language language;
   private final ToolDefinition definition;
@@ -128,8 +127,6 @@ public final class SandboxToolCallback implements ToolCallback {
   static Script parse(Language language, String arguments) {
     return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
-
-
 
   /** Builds a {@link SandboxToolCallback}. */
   public static final class Builder {

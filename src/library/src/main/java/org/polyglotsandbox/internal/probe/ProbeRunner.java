@@ -31,8 +31,6 @@ public final class ProbeRunner {
   /** A name no one registers: every policy's gateway must refuse it. */
   static final String UNDECLARED_TOOL = "audit.undeclared";
 
-
-
   private final ProbeSuite.Settings settings;
   private final List<Probe> extra;
 
