@@ -216,6 +216,68 @@ class AsyncProgramsTest {
   }
 
   @Test
+  void timers_runWhileTheProgramAwaits_inDueOrder_afterTheJobsTheyQueue() {
+    ExecutionResult slept = sandbox.run(Language.JAVASCRIPT, """
+        const t = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return Date.now() - t >= 50 ? 'slept' : 'too soon';""");
+    assertThatRun(slept).hasValue("slept");
+    ExecutionResult order = sandbox.run(Language.JAVASCRIPT, """
+        const seen = [];
+        await new Promise((resolve) => {
+          let left = 2; // the late timer and the interval's third tick
+          const done = () => { if (--left === 0) { resolve(); } };
+          setTimeout(() => { seen.push('late'); done(); }, 30);
+          setTimeout((x) => { seen.push(x); Promise.resolve().then(() => seen.push('job of early')); }, 0, 'early');
+          const never = setTimeout(() => seen.push('cleared'), 10);
+          clearTimeout(never);
+          let n = 0;
+          const every = setInterval(() => { seen.push('tick ' + ++n); if (n === 3) { clearInterval(every); done(); } }, 1);
+          Promise.resolve().then(() => seen.push('job'));
+        });
+        return seen;""");
+    assertThatRun(order).isOk();
+    @SuppressWarnings("unchecked")
+    List<Object> seen = (List<Object>) order.value();
+    // Jobs before timers, a timer's jobs before the next timer; the interval's ticks and the late timer
+    // interleave as the machine's clock has it.
+    assertThat(seen).startsWith("job", "early", "job of early").contains("late")
+        .containsSubsequence("tick 1", "tick 2", "tick 3").doesNotContain("cleared", "tick 4").hasSize(7);
+  }
+
+  @Test
+  void timers_areRefusedCodeStringsAndFloods_andAThrowingCallbackIsAGuestError() {
+    ExecutionResult code = sandbox.run(Language.JAVASCRIPT, "try { setTimeout('globalThis.x = 1', 0); 'ran' } catch (e) { String(e) }");
+    assertThatRun(code).hasValue("TypeError: setTimeout: the callback must be a function (code strings are not run)");
+    ExecutionResult flood = sandbox.run(Language.JAVASCRIPT, """
+        let made = 0;
+        try { for (;;) { setTimeout(() => {}, 1e6); made++; } } catch (e) { [made, e.name] }""");
+    assertThatRun(flood).hasValue(List.of((long) 10_000, "RangeError"));
+    ExecutionResult thrown = sandbox.run(Language.JAVASCRIPT, """
+        await new Promise(() => setTimeout(() => { throw new RangeError('timer failed'); }, 1));""");
+    assertThatRun(thrown).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();
+    assertThat(thrown.errorMessage()).get().asString().contains("RangeError").contains("timer failed");
+    // Once the program's value is ready, pending timers are dropped with the context.
+    ExecutionResult ready = sandbox.run(Language.JAVASCRIPT, "setTimeout(() => console.log('late'), 0); 42");
+    assertThatRun(ready).hasValue(42L);
+    assertThat(ready.stdout()).isEmpty();
+  }
+
+  @Test
+  void aTimerFarAway_orAnEndlessInterval_isStoppedByTheWallTime() {
+    Duration wall = Duration.ofSeconds(2);
+    try (PolyglotSandbox quick = PolyglotSandbox.builder().policy(policy(wall, Long.MAX_VALUE)).tools(tools()).build()) {
+      ExecutionResult far = quick.run(Language.JAVASCRIPT, "await new Promise((r) => setTimeout(r, 3600000));");
+      assertThatRun(far).wasStoppedBy(Limit.WALL_TIME).leaksNoHostDetail();
+      assertThat(far.usage().wallTime()).isLessThan(wall.plus(MARGIN));
+      assertThat(far.usage().cpuTime()).isLessThan(wall); // it waited, it did not spin
+      ExecutionResult endless = quick.run(Language.JAVASCRIPT, "new Promise(() => setInterval(() => {}, 1))");
+      assertThatRun(endless).hasOutcome(Outcome.LIMIT_EXCEEDED).leaksNoHostDetail();
+      assertThat(quick.run(Language.JAVASCRIPT, "6 * 7").value()).isEqualTo(42L);
+    }
+  }
+
+  @Test
   void lyingThenables_areTheGuestsOwnErrorsOrData_neverTheSandboxs() {
     ExecutionResult getterThrows = sandbox.run(Language.JAVASCRIPT, "({ get then() { throw new Error('no then'); } })");
     assertThatRun(getterThrows).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();

@@ -1,5 +1,6 @@
 package org.polyglotsandbox.internal.engine;
 
+import java.util.function.BooleanSupplier;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
@@ -21,8 +22,9 @@ import org.graalvm.polyglot.Value;
  * queued, and the jobs those queue, until the queue is empty. That all runs on the guest's thread under
  * the run's limits (statements, CPU, wall time): a microtask flood that never ends is stopped by them
  * like a loop. A value that is still pending when the queue is empty can never settle (the sandbox gives
- * the guest no timers, threads or I/O that could queue a job later): the run ends at once with
- * {@link Unsettled} instead of waiting for its deadline.
+ * the guest no threads or I/O that could queue a job later) unless a timer is pending
+ * ({@link JavaScriptTimers}): the earliest is waited for and run, and so on; with none left the run
+ * ends at once with {@link Unsettled} instead of waiting for its deadline.
  */
 final class AsyncResult {
   /**
@@ -71,9 +73,13 @@ final class AsyncResult {
    *
    * @throws PolyglotException the rejection's reason, as a guest exception, what reading or calling the
    *     value's {@code then} raised, or a limit that stopped the jobs
-   * @throws Unsettled if the value was still pending once the job queue was empty
+   * @param timers the context's timers, run one at a time while the value is pending and the job queue
+   *     is empty; null for none
+   * @param stopped whether a limit tripped or the host cancelled: waiting for a timer then ends
+   * @throws Unsettled if the value was still pending once the job queue was empty and no timer was left
+   *     (or waiting for one was stopped)
    */
-  static Value settle(Context context, Value value) {
+  static Value settle(Context context, Value value, JavaScriptTimers timers, BooleanSupplier stopped) {
     if (!mayBeThenable(value)) {
       return value;
     }
@@ -83,10 +89,12 @@ final class AsyncResult {
       if (state.isNull()) {
         return value;
       }
-      if (!state.getMember("settled").asBoolean()) {
-        throw new Unsettled("the program's value is a Promise that never settled: every job had run and it was"
-            + " still pending (it awaits something that nothing will resolve; the sandbox has no timers,"
-            + " threads or I/O that could settle it later)");
+      while (!state.getMember("settled").asBoolean()) {
+        if (timers == null || !timers.runNext(stopped)) {
+          throw new Unsettled("the program's value is a Promise that never settled: every job and timer had run"
+              + " and it was still pending (it awaits something that nothing will resolve; the sandbox has no"
+              + " threads or I/O that could settle it later)");
+        }
       }
       if (state.getMember("rejected").asBoolean()) {
         context.eval(RETHROW).execute(state.getMember("value"));

@@ -490,10 +490,17 @@ final class GuestRun {
       if (main != null && main.equals(value)) {
         return new Raw(null, null);
       }
-      value = script.language() == Language.JAVASCRIPT ? AsyncResult.settle(context, value)
+      value = script.language() == Language.JAVASCRIPT
+          ? AsyncResult.settle(context, value, env.timers(), () -> guard.tripped() != null || guard.isCancelled())
           : AsyncResult.runCoroutine(context, value);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (AsyncResult.Unsettled e) {
+      if (guard.tripped() != null) {
+        return new Raw(null, null); // a limit stopped the wait for a timer
+      }
+      if (guard.isCancelled()) {
+        return cancelledByHost();
+      }
       return new Raw(null, new ErrorClassifier.Verdict(Outcome.GUEST_ERROR, null, e.getMessage(), List.of(), null,
           null));
     } catch (ValueRejectedException e) {

@@ -47,6 +47,8 @@ final class RunEnvironment implements AutoCloseable {
   private final Context context;
   /** The run's tool gateway, or null when the sandbox has no tools. */
   private ToolGateway gateway;
+  /** JavaScript only: the context's timers; null for Python. */
+  private JavaScriptTimers timers;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -90,6 +92,7 @@ final class RunEnvironment implements AutoCloseable {
       guard.attach(context);
       if (language == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
+        env.timers = JavaScriptTimers.install(context);
       } else {
         // The shield's code is the context's first: GraalPy has located its home (at the virtual path)
         // when it returns, and no guest code has run yet.
@@ -180,6 +183,11 @@ final class RunEnvironment implements AutoCloseable {
 
   Context context() {
     return context;
+  }
+
+  /** The context's timers (JavaScript); null for Python. */
+  JavaScriptTimers timers() {
+    return timers;
   }
 
   /** Closes the context and drops the file system. Idempotent. */

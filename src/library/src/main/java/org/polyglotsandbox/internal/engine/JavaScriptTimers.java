@@ -1,0 +1,121 @@
+package org.polyglotsandbox.internal.engine;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+
+/**
+ * The timers of a JavaScript context: {@code setTimeout}, {@code setInterval}, {@code clearTimeout} and
+ * {@code clearInterval}, which GraalJS does not provide by itself, kept entirely in guest code.
+ *
+ * <p>A timer only records its callback and when it is due; nothing runs it but {@link AsyncResult},
+ * while the program's value is a Promise that has not settled and the job queue is empty: it then
+ * waits on the guest's thread until the earliest timer is due and runs it (one timer per turn, so the
+ * jobs it queues run before the next, as in a browser or Node). The wait counts against the run's wall
+ * time and ends early when a limit trips or the host cancels; the callbacks run under every limit of the
+ * run. At most {@value #MAX_PENDING} timers may be pending; a callback must be a function (a code string
+ * is refused, there is no {@code eval} of text by timers). Timers still pending when the program's value
+ * is ready are dropped with the context, as if the program had ended.
+ */
+final class JavaScriptTimers {
+  static final int MAX_PENDING = 10_000;
+  /** How long the guest's thread sleeps at most before it looks at its limits again. */
+  private static final long SLICE_MILLIS = 20;
+
+  private static final Source TIMERS = Source.newBuilder("js", """
+      (() => {
+        const timers = new Map();
+        const now = Date.now;
+        const apply = Reflect.apply;
+        const max = %d;
+        let seq = 0;
+        const add = (name, fn, ms, args, repeat) => {
+          if (typeof fn !== 'function') {
+            throw new TypeError(name + ': the callback must be a function (code strings are not run)');
+          }
+          if (timers.size >= max) {
+            throw new RangeError(name + ': ' + max + ' timers are pending already, the most a run may have');
+          }
+          let delay = Number(ms);
+          if (!(delay >= 1) || delay > 2147483647) { delay = repeat ? 1 : 0; }
+          const id = ++seq;
+          timers.set(id, {id, at: now() + delay, order: id, fn, args, every: repeat ? delay : -1});
+          return id;
+        };
+        const clear = (id) => { timers.delete(Number(id)); };
+        const globals = {
+          setTimeout: function setTimeout(fn, ms, ...args) { return add('setTimeout', fn, ms, args, false); },
+          setInterval: function setInterval(fn, ms, ...args) { return add('setInterval', fn, ms, args, true); },
+          clearTimeout: function clearTimeout(id) { clear(id); },
+          clearInterval: function clearInterval(id) { clear(id); },
+        };
+        for (const name of Object.keys(globals)) {
+          Object.defineProperty(globalThis, name, {value: Object.freeze(globals[name]), writable: true,
+            configurable: true, enumerable: false});
+        }
+        const earliest = () => {
+          let best = null;
+          for (const t of timers.values()) {
+            if (best === null || t.at < best.at || (t.at === best.at && t.order < best.order)) { best = t; }
+          }
+          return best;
+        };
+        return [
+          // Milliseconds until the earliest timer is due (0: now), or -1 if none is pending.
+          () => { const t = earliest(); return t === null ? -1 : Math.max(0, t.at - now()); },
+          // Runs the earliest timer if it is due.
+          () => {
+            const t = earliest();
+            if (t === null || t.at > now()) { return; }
+            if (t.every >= 0) { t.at = now() + t.every; t.order = ++seq; } else { timers.delete(t.id); }
+            apply(t.fn, undefined, t.args);
+          },
+        ];
+      })()""".formatted(MAX_PENDING), "sandbox-timers.js").internal(true).buildLiteral();
+
+  private final Value untilNext;
+  private final Value fireNext;
+
+  private JavaScriptTimers(Value functions) {
+    this.untilNext = functions.getArrayElement(0);
+    this.fireNext = functions.getArrayElement(1);
+  }
+
+  /** Defines the timer functions in a fresh JavaScript context, before any guest code runs. */
+  static JavaScriptTimers install(Context context) {
+    return new JavaScriptTimers(context.eval(TIMERS));
+  }
+
+  /**
+   * Waits until the earliest pending timer is due and runs it; the jobs it queued run before this
+   * returns.
+   *
+   * @param stopped whether a limit tripped or the host cancelled the run: the wait then ends at once
+   * @return false if no timer was pending, or the wait was stopped (the run's limits end it then)
+   */
+  boolean runNext(BooleanSupplier stopped) {
+    long wait = untilNext.execute().asLong();
+    if (wait < 0) {
+      return false;
+    }
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait);
+    for (long left = wait; left > 0; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+      if (stopped.getAsBoolean()) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(left, SLICE_MILLIS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    if (stopped.getAsBoolean()) {
+      return false;
+    }
+    fireNext.execute();
+    return true;
+  }
+}
