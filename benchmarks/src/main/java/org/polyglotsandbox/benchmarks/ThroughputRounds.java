@@ -26,17 +26,22 @@ import org.polyglotsandbox.Language;
  * average, then each design's CPU time per task: the whole process's (JIT compiler and GC included) and
  * that of each group of Java threads (the client threads, the sandbox's run threads, its warm-pool
  * thread, ...). On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
- * per task is the steadier number when the load changes. The report ends with the median ratio per
- * thread count. Not JMH: JMH runs each design in its
+ * per task is the steadier number when the load changes, and on a machine shared with other work the
+ * only fair one: there a design with more runnable threads gets a larger share of the cores, and so more
+ * tasks per second, for the same work. A thread group whose threads ended during a burst is left out of
+ * that burst's breakdown. The report ends, per thread count, with the median ratio of tasks per second
+ * and of tasks per CPU-second to the first design. Not JMH: JMH runs each design in its
  * own fork, one after the other, which on a shared 2-core machine compares different loads.
  * {@link PeersThroughputBenchmark} is the JMH counterpart.
  *
  * <p>Task B with a text never seen before ({@link PeerTask.SourceMode#UNIQUE}), every answer checked.
+ * Defaults: 2 and 8 threads, 4 rounds of 4 s, 160 s of warm-up (on a loaded 2-core machine the JIT was
+ * still compiling the sandbox's path after 40,000 runs; RESULTS.md, 2026-12-01 late).
  *
  * <pre>{@code
  * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run \
  *     [threads,...] [rounds] [seconds per design and round] [warm-up seconds] [design,...]
- * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run 2,8 4 4 40 RAW_SHARED_ENGINE,SANDBOX_POOLED
+ * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run 2,8 4 5 160 RAW_SHARED_ENGINE,SANDBOX_POOLED
  * }</pre>
  */
 public final class ThroughputRounds {
@@ -47,7 +52,7 @@ public final class ThroughputRounds {
         .mapToInt(Integer::parseInt).toArray();
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
     double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 4;
-    double warmUpSeconds = args.length > 3 ? Double.parseDouble(args[3]) : 40;
+    double warmUpSeconds = args.length > 3 ? Double.parseDouble(args[3]) : 160;
     List<Peer> designs = Arrays.stream((args.length > 4 ? args[4] : "RAW_SHARED_ENGINE,SANDBOX_POOLED").split(","))
         .map(Peer::valueOf).toList();
     if (designs.size() < 2) {
@@ -70,6 +75,7 @@ public final class ThroughputRounds {
       System.out.printf(Locale.ROOT, "# warm-up done (%.0f s); load %s%n", warmUpSeconds, load());
       for (int threads : threadCounts) {
         List<Double> ratios = new ArrayList<>();
+        Map<Peer, List<Double>> cpus = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
           List<Peer> order = new ArrayList<>(designs);
           if (round % 2 == 1) {
@@ -91,6 +97,7 @@ public final class ThroughputRounds {
           System.out.println(line + "; load " + load());
           for (Peer d : designs) {
             Burst b = bursts.get(d);
+            cpus.computeIfAbsent(d, k -> new ArrayList<>()).add(b.cpuMicrosPerTask());
             StringBuilder cpu = new StringBuilder(String.format(Locale.ROOT, "    %s CPU per task %.0f us:", d,
                 b.cpuMicrosPerTask()));
             b.groupMicrosPerTask().entrySet().stream().filter(e -> e.getValue() >= 1)
@@ -99,16 +106,26 @@ public final class ThroughputRounds {
             System.out.println(cpu);
           }
         }
-        ratios.sort(null);
-        double median = ratios.size() % 2 == 1 ? ratios.get(ratios.size() / 2)
-            : (ratios.get(ratios.size() / 2 - 1) + ratios.get(ratios.size() / 2)) / 2;
         System.out.printf(Locale.ROOT, "threads %d: %s / %s, median ratio %.2f (rounds: %s)%n", threads,
-            designs.get(1), designs.get(0), median, ratios.stream()
+            designs.get(1), designs.get(0), median(ratios), ratios.stream()
                 .map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
+        double baseCpu = median(cpus.get(designs.get(0)));
+        for (Peer d : designs.subList(1, designs.size())) {
+          double cpu = median(cpus.get(d));
+          System.out.printf(Locale.ROOT, "threads %d: %s median CPU per task %.0f us against %.0f us for %s:"
+              + " tasks per CPU-second %.2fx%n", threads, d, cpu, baseCpu, designs.get(0), baseCpu / cpu);
+        }
       }
     } finally {
       trials.values().forEach(PeerTrial::close);
     }
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> v = new ArrayList<>(values);
+    v.sort(null);
+    int n = v.size();
+    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
   }
 
   /** What one burst measured: tasks per second, and CPU per task (the process's, and by thread group). */
