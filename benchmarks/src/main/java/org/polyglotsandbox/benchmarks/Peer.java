@@ -178,7 +178,8 @@ public enum Peer {
    * refills in the background. {@link Runner#awaitReady()} waits (outside the measurement) until the pool
    * is full again: the case of requests arriving slower than the pool refills, and no refill competing
    * with the measured run for the CPU (a context costs 2-4 ms to make, more than most tasks). Back to back
-   * (the throughput benchmark) the pool runs dry and runs make their own contexts.
+   * (the throughput benchmark) each run's thread makes the next context after its run, so most runs
+   * still find one ready; the CPU per task is the same either way.
    */
   SANDBOX_POOLED {
     @Override

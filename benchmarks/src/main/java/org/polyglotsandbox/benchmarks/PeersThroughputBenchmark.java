@@ -32,7 +32,9 @@ import org.polyglotsandbox.Language;
  *
  * <p>5 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 3 minutes (warm-up as in {@link PeersBenchmark}). On 2 cores the two
  * benchmark threads share the machine with the compiler threads, so this is the throughput of the
- * whole machine, not of two spare cores. Back to back, {@link Peer#SANDBOX_POOLED}'s pool runs dry.
+ * whole machine, not of two spare cores. {@code -t 8} runs eight client threads. On a machine shared
+ * with other work, a design with more threads gets a larger share of it, so compare designs by
+ * {@link ThroughputRounds}' CPU per task too.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

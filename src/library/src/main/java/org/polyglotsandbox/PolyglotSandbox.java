@@ -290,9 +290,11 @@ public final class PolyglotSandbox implements AutoCloseable {
      * skips the cost of a fresh context (for Python, the larger part of a short run). Default 0: every
      * run makes its own.
      *
-     * <p>A pooled context is used by exactly one run and closed after it, like any other; a background
-     * thread makes its replacement. Mounts are copied in when the run starts, so a run sees the host
-     * files as they are then. When the pool is empty a run makes its own context rather than wait.
+     * <p>A pooled context is used by exactly one run and closed after it, like any other. Its
+     * replacement is made by the run's own thread once the run's result is handed over (while the caller
+     * reads it), or by a background thread when no run does; so under a steady stream of runs the pool
+     * keeps up with as many callers as there are. Mounts are copied in when the run starts, so a run sees
+     * the host files as they are then. When the pool is empty a run makes its own context rather than wait.
      * Each idle context holds memory (tens of MB for Python), and refilling costs CPU beside the runs.
      *
      * @throws IllegalArgumentException if {@code perLanguage} is negative or over 64

@@ -247,12 +247,35 @@ final class EngineRoom extends SandboxCore {
   private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos) {
     WarmPool<Language, RunEnvironment> p = pool;
     RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog, runThreads, sources, script,
-        inputs, toolRegistry, prepared, calledNanos, startTimeout);
+    GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog,
+        p == null ? runThreads : thenTopUp(p, script.language()), sources, script, inputs, toolRegistry, prepared,
+        calledNanos, startTimeout);
     run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
     script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
     active.add(run);
     return run;
+  }
+
+  /**
+   * The run threads, each of which, once its run is over (result handed over, context closed), makes a
+   * context for {@code pool} if it has room: under a steady stream of runs each run replaces the context
+   * it took (or would have taken), so the pool does not run dry when more runs arrive than one refill
+   * thread can serve, and the next context is made while the caller reads this run's result. Not while
+   * the host heap is over budget (the refill thread then waits too, unless the pool is empty). The
+   * interrupt status a cancelled guest may have left is cleared first: the context is the sandbox's, made
+   * for a later run.
+   */
+  private Executor thenTopUp(WarmPool<Language, RunEnvironment> p, Language language) {
+    return run -> runThreads.execute(() -> {
+      try {
+        run.run();
+      } finally {
+        Thread.interrupted();
+        if (!closed && watchdog.admitsNewRuns()) {
+          p.topUp(language);
+        }
+      }
+    });
   }
 
   /** Ends a run started by {@link #newRun}: untracks it, frees its turn. */

@@ -13,12 +13,17 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * Items made in advance on a background thread, up to {@code size} per key, each handed out at most
- * once: {@link #poll} removes what it returns, and the pool never sees it again. Empty is normal (the
- * caller then makes its own); the pool never blocks a caller and never grows past its bound.
+ * Items made in advance, up to {@code size} per key, each handed out at most once: {@link #poll}
+ * removes what it returns, and the pool never sees it again. Empty is normal (the caller then makes its
+ * own); the pool never blocks a caller and never grows past its bound: items ready and items being made
+ * together stay within {@code size} per key.
  *
- * <p>One daemon thread refills, one item at a time, round-robin over the keys. If making an item fails,
- * the failure is logged and the thread waits before trying again, so a broken factory cannot spin.
+ * <p>Two kinds of thread refill it. One daemon thread refills, one item at a time, round-robin over the
+ * keys. If making an item fails, the failure is logged and the thread waits before trying again, so a
+ * broken factory cannot spin. And a thread that has just finished with an item (a run thread, after its
+ * run's result was handed over) can make the next one itself with {@link #topUp}: under a steady stream
+ * of requests each taker replaces what it took, so the pool keeps up with as many takers as there are,
+ * not with what one thread can make.
  *
  * <p>While {@code busy} says so and a key still has an item ready, its refill waits, at most
  * {@code maxDefer}, or until {@link #wake()}: making an item (a context: 2-4 ms of CPU) right after a
@@ -36,6 +41,8 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private final BooleanSupplier busy;
   private final long maxDeferNanos;
   private final Map<K, BlockingQueue<T>> idle = new LinkedHashMap<>();
+  /** Items being made now, per key, by the filler or by {@link #topUp}. Guarded by {@link #lock}. */
+  private final Map<K, int[]> making = new LinkedHashMap<>();
   private final Object lock = new Object();
   private final AtomicLong made = new AtomicLong();
   private final Thread filler;
@@ -64,7 +71,10 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     this.factory = factory;
     this.busy = busy;
     this.maxDeferNanos = maxDefer.toNanos();
-    keys.forEach(k -> idle.put(k, new ArrayBlockingQueue<>(size)));
+    keys.forEach(k -> {
+      idle.put(k, new ArrayBlockingQueue<>(size));
+      making.put(k, new int[1]);
+    });
     this.filler = Thread.ofPlatform().name(threadName).daemon(true).unstarted(this::refill);
     filler.start();
   }
@@ -87,6 +97,49 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       }
     }
     return item;
+  }
+
+  /**
+   * Makes one item for {@code key} on the calling thread and adds it to the pool, if the pool has room
+   * for it (items ready and being made stay within the size); otherwise returns at once. For a thread
+   * that has just finished with an item taken from this pool, so that it replaces it while the taker's
+   * caller is busy with the result. A failure is logged at debug level and left to the refill thread,
+   * which retries with a pause; nothing is thrown.
+   *
+   * @return whether an item was made and added
+   */
+  public boolean topUp(K key) {
+    synchronized (lock) {
+      if (closed || !hasRoom(key)) {
+        return false;
+      }
+      making.get(key)[0]++;
+    }
+    T item = null;
+    try {
+      item = factory.apply(key);
+      made.incrementAndGet();
+    } catch (RuntimeException | Error e) {
+      LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key + "; the refill thread retries", e);
+    }
+    boolean added;
+    synchronized (lock) {
+      making.get(key)[0]--;
+      added = item != null && !closed && idle.get(key).offer(item);
+      if (item == null) {
+        wanted = true; // the refill thread makes it instead
+      }
+      lock.notifyAll();
+    }
+    if (item != null && !added) {
+      closeQuietly(item);
+    }
+    return added;
+  }
+
+  /** Whether {@code key} has room for one more item beside those ready and being made. Under {@link #lock}. */
+  private boolean hasRoom(K key) {
+    return idle.get(key).size() + making.get(key)[0] < size;
   }
 
   /** Items ready for {@code key} now. */
@@ -152,12 +205,20 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
         if (closed) {
           return;
         }
+        if (!hasRoom(key)) {
+          continue; // topped up meanwhile by a taker
+        }
+        making.get(key)[0]++;
       }
       T item;
       try {
         item = factory.apply(key);
         made.incrementAndGet();
       } catch (RuntimeException | Error e) {
+        synchronized (lock) {
+          making.get(key)[0]--;
+          lock.notifyAll();
+        }
         LOG.log(System.Logger.Level.WARNING, "warm pool could not prepare an item for " + key
             + "; retrying in " + RETRY_AFTER_FAILURE.toSeconds() + " s", e);
         if (!sleep(RETRY_AFTER_FAILURE)) {
@@ -165,21 +226,24 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
         }
         continue;
       }
+      boolean added;
       synchronized (lock) {
-        if (closed || !idle.get(key).offer(item)) {
-          closeQuietly(item);
-        }
+        making.get(key)[0]--;
+        added = !closed && idle.get(key).offer(item);
         lock.notifyAll();
+      }
+      if (!added) {
+        closeQuietly(item);
       }
     }
   }
 
-  /** A key with room, the one with the fewest ready items first. */
+  /** A key with room, the one with the fewest items ready or being made first. Under {@link #lock}. */
   private K nextShort() {
     K best = null;
     int bestReady = Integer.MAX_VALUE;
     for (Map.Entry<K, BlockingQueue<T>> e : idle.entrySet()) {
-      int ready = e.getValue().size();
+      int ready = e.getValue().size() + making.get(e.getKey())[0];
       if (ready < size && ready < bestReady) {
         best = e.getKey();
         bestReady = ready;
@@ -206,7 +270,10 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     }
   }
 
-  /** Stops refilling, waits for an item being made, and closes every item never handed out. Idempotent. */
+  /**
+   * Stops refilling, waits (up to 30 s) for the items being made, by the refill thread or a
+   * {@link #topUp}, and closes every item never handed out. Idempotent.
+   */
   @Override
   public void close() {
     List<T> left = new ArrayList<>();
@@ -218,8 +285,15 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       lock.notifyAll();
       idle.values().forEach(q -> q.drainTo(left));
     }
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     try {
       filler.join(Duration.ofSeconds(30));
+      synchronized (lock) {
+        long remaining;
+        while (making.values().stream().anyMatch(n -> n[0] > 0) && (remaining = end - System.nanoTime()) > 0) {
+          lock.wait(Math.max(1, remaining / 1_000_000));
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

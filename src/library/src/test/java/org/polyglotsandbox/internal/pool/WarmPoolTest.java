@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class WarmPoolTest {
@@ -129,6 +130,104 @@ class WarmPoolTest {
     assertThat(taken.closed).as("an item handed out belongs to its taker").isFalse();
     assertThat(pool.poll("js")).isNull();
     assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("test-pool-closing"));
+  }
+
+  @Test
+  void topUp_makesTheItemOnTheCallingThread_onlyWhileThereIsRoom() throws Exception {
+    AtomicBoolean busy = new AtomicBoolean();
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, key -> {
+      makers.add(Thread.currentThread().getName());
+      return make(key);
+    }, "test-pool-topup", busy::get, Duration.ofMinutes(5))) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.topUp("js")).as("full: nothing to make").isFalse();
+      assertThat(pool.made()).isEqualTo(2);
+      busy.set(true); // the refill thread holds back while one item is still ready
+      Item taken = pool.poll("js");
+      assertThat(pool.topUp("js")).isTrue();
+      assertThat(makers).contains(Thread.currentThread().getName());
+      assertThat(pool.ready("js")).isEqualTo(2);
+      assertThat(pool.topUp("js")).isFalse();
+      assertThat(pool.made()).isEqualTo(3);
+      assertThat(made).filteredOn(i -> i.closed).as("no item made in vain").isEmpty();
+      assertThat(pool.poll("js")).isNotSameAs(taken);
+    }
+  }
+
+  @Test
+  void manyTakersToppingUpAtOnce_neverMakeMoreThanTheSize_andWasteNothing() throws Exception {
+    AtomicInteger beingMade = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger(); // items ready and being made, as seen by each new one
+    AtomicInteger handedOut = new AtomicInteger();
+    AtomicReference<WarmPool<String, Item>> self = new AtomicReference<>();
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, key -> {
+      int now = beingMade.incrementAndGet() + (self.get() == null ? 0 : self.get().ready(key));
+      most.accumulateAndGet(now, Math::max);
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      beingMade.decrementAndGet();
+      return make(key);
+    }, "test-pool-takers")) {
+      self.set(pool);
+      List<Thread> takers = new java.util.ArrayList<>();
+      for (int t = 0; t < 6; t++) {
+        takers.add(Thread.ofPlatform().start(() -> {
+          for (int i = 0; i < 40; i++) {
+            if (pool.poll("js") != null) {
+              handedOut.incrementAndGet();
+            }
+            pool.topUp("js");
+          }
+        }));
+      }
+      for (Thread t : takers) {
+        t.join();
+      }
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(most.get()).as("items ready and being made at once").isLessThanOrEqualTo(2);
+      assertThat(handedOut.get()).isPositive();
+      assertThat(pool.made()).isEqualTo(handedOut.get() + 2);
+      assertThat(made).filteredOn(i -> i.closed).as("no item made in vain").isEmpty();
+    }
+  }
+
+  @Test
+  void close_waitsForATopUpInProgress_andClosesWhatItMade() throws Exception {
+    java.util.concurrent.CountDownLatch making = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicBoolean busy = new AtomicBoolean();
+    WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, key -> {
+      if (Thread.currentThread().getName().equals("taker")) {
+        making.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return make(key);
+    }, "test-pool-close-topup", busy::get, Duration.ofMinutes(5));
+    assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+    pool.poll("js");
+    busy.set(true);
+    Thread taker = Thread.ofPlatform().name("taker").start(() -> pool.topUp("js"));
+    // The refill thread may have started on the empty pool first; then the taker has no room and returns.
+    boolean toppingUp = making.await(2, java.util.concurrent.TimeUnit.SECONDS);
+    Thread closer = Thread.ofPlatform().start(pool::close);
+    if (toppingUp) {
+      closer.join(300);
+      assertThat(closer.isAlive()).as("close waits for the item being made").isTrue();
+    }
+    release.countDown();
+    closer.join(30_000);
+    taker.join(30_000);
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(made).filteredOn(i -> i.id != 1).allMatch(i -> i.closed);
+    assertThat(pool.ready("js")).isZero();
   }
 
   @Test

@@ -1,0 +1,219 @@
+package org.polyglotsandbox.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.polyglotsandbox.Language;
+
+/**
+ * Saturated throughput of two or more JavaScript {@link Peer designs} measured alternately in one JVM
+ * (issue 19, target 1): the designs are opened once, warmed up together, then run in rounds, each round
+ * giving every design the same number of seconds with {@code threads} client threads calling back to
+ * back, in ABBA order (A B, then B A), so that a change of the machine's load meets both designs alike.
+ * Each round prints each design's tasks per second, the ratio to the first design, and the 1-minute load
+ * average, then each design's CPU time per task: the whole process's (JIT compiler and GC included) and
+ * that of each group of Java threads (the client threads, the sandbox's run threads, its warm-pool
+ * thread, ...). On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
+ * per task is the steadier number when the load changes, and on a machine shared with other work the
+ * only fair one: there a design with more runnable threads gets a larger share of the cores, and so more
+ * tasks per second, for the same work. A thread group whose threads ended during a burst is left out of
+ * that burst's breakdown. The report ends, per thread count, with the median ratio of tasks per second
+ * and of tasks per CPU-second to the first design. Not JMH: JMH runs each design in its
+ * own fork, one after the other, which on a shared 2-core machine compares different loads.
+ * {@link PeersThroughputBenchmark} is the JMH counterpart.
+ *
+ * <p>Task B with a text never seen before ({@link PeerTask.SourceMode#UNIQUE}), every answer checked.
+ * Defaults: 2 and 8 threads, 4 rounds of 4 s, 160 s of warm-up (on a loaded 2-core machine the JIT was
+ * still compiling the sandbox's path after 40,000 runs; RESULTS.md, 2026-12-01 late).
+ *
+ * <pre>{@code
+ * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run \
+ *     [threads,...] [rounds] [seconds per design and round] [warm-up seconds] [design,...]
+ * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run 2,8 4 5 160 RAW_SHARED_ENGINE,SANDBOX_POOLED
+ * }</pre>
+ */
+public final class ThroughputRounds {
+  private ThroughputRounds() {}
+
+  public static void main(String[] args) throws Exception {
+    int[] threadCounts = Arrays.stream((args.length > 0 ? args[0] : "2,8").split(","))
+        .mapToInt(Integer::parseInt).toArray();
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+    double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 4;
+    double warmUpSeconds = args.length > 3 ? Double.parseDouble(args[3]) : 160;
+    List<Peer> designs = Arrays.stream((args.length > 4 ? args[4] : "RAW_SHARED_ENGINE,SANDBOX_POOLED").split(","))
+        .map(Peer::valueOf).toList();
+    if (designs.size() < 2) {
+      throw new IllegalArgumentException("give at least two designs to compare, not " + designs);
+    }
+    Map<Peer, PeerTrial> trials = new LinkedHashMap<>();
+    try {
+      for (Peer d : designs) {
+        trials.put(d, PeerTrial.open(d, PeerTask.B, PeerTask.SourceMode.UNIQUE, Language.JAVASCRIPT));
+      }
+      AtomicLong texts = new AtomicLong(1);
+      int maxThreads = Arrays.stream(threadCounts).max().orElse(2);
+      // Warm-up in slices, every design in turn, so each one's code is compiled before the first round.
+      long slices = Math.max(1, Math.round(warmUpSeconds / 2));
+      for (long s = 0; s < slices; s++) {
+        for (PeerTrial t : trials.values()) {
+          burst(t, maxThreads, warmUpSeconds / slices / designs.size(), texts);
+        }
+      }
+      System.out.printf(Locale.ROOT, "# warm-up done (%.0f s); load %s%n", warmUpSeconds, load());
+      for (int threads : threadCounts) {
+        List<Double> ratios = new ArrayList<>();
+        Map<Peer, List<Double>> cpus = new LinkedHashMap<>();
+        for (int round = 0; round < rounds; round++) {
+          List<Peer> order = new ArrayList<>(designs);
+          if (round % 2 == 1) {
+            java.util.Collections.reverse(order);
+          }
+          Map<Peer, Double> rates = new LinkedHashMap<>();
+          Map<Peer, Burst> bursts = new LinkedHashMap<>();
+          for (Peer d : order) {
+            Burst b = burst(trials.get(d), threads, seconds, texts);
+            bursts.put(d, b);
+            rates.put(d, b.perSecond());
+          }
+          double first = rates.get(designs.get(0));
+          StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "threads %d round %d:", threads, round + 1));
+          for (Peer d : designs) {
+            line.append(String.format(Locale.ROOT, " %s %.0f/s (%.2fx)", d, rates.get(d), rates.get(d) / first));
+          }
+          ratios.add(rates.get(designs.get(1)) / first);
+          System.out.println(line + "; load " + load());
+          for (Peer d : designs) {
+            Burst b = bursts.get(d);
+            cpus.computeIfAbsent(d, k -> new ArrayList<>()).add(b.cpuMicrosPerTask());
+            StringBuilder cpu = new StringBuilder(String.format(Locale.ROOT, "    %s CPU per task %.0f us:", d,
+                b.cpuMicrosPerTask()));
+            b.groupMicrosPerTask().entrySet().stream().filter(e -> e.getValue() >= 1)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> cpu.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
+            System.out.println(cpu);
+          }
+        }
+        System.out.printf(Locale.ROOT, "threads %d: %s / %s, median ratio %.2f (rounds: %s)%n", threads,
+            designs.get(1), designs.get(0), median(ratios), ratios.stream()
+                .map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
+        double baseCpu = median(cpus.get(designs.get(0)));
+        for (Peer d : designs.subList(1, designs.size())) {
+          double cpu = median(cpus.get(d));
+          System.out.printf(Locale.ROOT, "threads %d: %s median CPU per task %.0f us against %.0f us for %s:"
+              + " tasks per CPU-second %.2fx%n", threads, d, cpu, baseCpu, designs.get(0), baseCpu / cpu);
+        }
+      }
+    } finally {
+      trials.values().forEach(PeerTrial::close);
+    }
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> v = new ArrayList<>(values);
+    v.sort(null);
+    int n = v.size();
+    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+  }
+
+  /** What one burst measured: tasks per second, and CPU per task (the process's, and by thread group). */
+  private record Burst(double perSecond, double cpuMicrosPerTask, Map<String, Double> groupMicrosPerTask) {}
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+  /** CPU nanoseconds so far of the JVM's live threads, summed by {@link #group}. */
+  private static Map<String, Long> threadCpu() {
+    Map<String, Long> sums = new TreeMap<>();
+    for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+      if (info != null) {
+        long cpu = THREADS.getThreadCpuTime(info.getThreadId());
+        if (cpu > 0) {
+          sums.merge(group(info.getThreadName()), cpu, Long::sum);
+        }
+      }
+    }
+    return sums;
+  }
+
+  /** A thread's group: its name without numbers (so the sandbox's run threads are one group). */
+  private static String group(String name) {
+    return name.replaceAll("[0-9]+", "N");
+  }
+
+  private static long processCpu() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** {@code threads} threads calling {@code trial} back to back for {@code seconds}. */
+  private static Burst burst(PeerTrial trial, int threads, double seconds, AtomicLong texts)
+      throws InterruptedException {
+    LongAdder done = new LongAdder();
+    LongAdder clientCpu = new LongAdder();
+    CountDownLatch start = new CountDownLatch(1);
+    long[] window = new long[1];
+    List<Thread> workers = new ArrayList<>();
+    Throwable[] failure = new Throwable[1];
+    for (int i = 0; i < threads; i++) {
+      workers.add(Thread.ofPlatform().name("client-" + i).start(() -> {
+        try {
+          start.await();
+          long end = window[0];
+          while (System.nanoTime() < end) {
+            trial.run(texts.getAndIncrement());
+            done.increment();
+          }
+          clientCpu.add(THREADS.getCurrentThreadCpuTime());
+        } catch (Throwable t) {
+          synchronized (failure) {
+            failure[0] = t;
+          }
+        }
+      }));
+    }
+    Map<String, Long> before = threadCpu();
+    long cpu0 = processCpu();
+    long t0 = System.nanoTime();
+    window[0] = t0 + (long) (seconds * 1e9);
+    start.countDown();
+    for (Thread w : workers) {
+      w.join();
+    }
+    long elapsed = System.nanoTime() - t0;
+    long cpu = processCpu() - cpu0;
+    Map<String, Long> after = threadCpu();
+    if (failure[0] != null) {
+      throw new IllegalStateException("a client thread failed", failure[0]);
+    }
+    double tasks = Math.max(1, done.sum());
+    Map<String, Double> groups = new TreeMap<>();
+    groups.put("client-N", clientCpu.sum() / 1e3 / tasks);
+    after.forEach((g, n) -> {
+      long d = n - before.getOrDefault(g, 0L);
+      if (d > 0 && !g.startsWith("client-")) {
+        groups.put(g, d / 1e3 / tasks);
+      }
+    });
+    return new Burst(done.sum() / (elapsed / 1e9), cpu / 1e3 / tasks, groups);
+  }
+
+  private static String load() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+}
