@@ -11,40 +11,17 @@ import org.graalvm.polyglot.Value;
  * whose job queue is run until it settles, or a Python coroutine, run to its end with
  * {@code asyncio.run}. The run's value is what it settled to.
  *
- * <p>Whether the value is a thenable, and the call of its {@code then}, happen in guest code (the
- * {@link #SUBSCRIBE} function), never through the host's reading of a guest member: a Proxy whose
- * {@code then} lies (a trap that throws, answers differently each time, or breaks an interop invariant)
- * then fails the way it would for an {@code await}, as the guest's own error, not the sandbox's. The two
- * callbacks are guest functions too, so nothing the guest can inspect is a host object.
- *
- * <p>GraalJS runs the pending jobs (Promise reactions, {@code await} continuations) each time control
- * returns from guest code to the host, so one call of {@code SUBSCRIBE} runs every job the program
- * queued, and the jobs those queue, until the queue is empty. That all runs on the guest's thread under
- * the run's limits (statements, CPU, wall time): a microtask flood that never ends is stopped by them
- * like a loop. A value that is still pending when the queue is empty can never settle (the sandbox gives
- * the guest no threads or I/O that could queue a job later) unless a timer is pending
- * ({@link JavaScriptTimers}): the earliest is waited for and run, and so on; with none left the run
- * ends at once with {@link Unsettled} instead of waiting for its deadline.
+ * <p>Whether a JavaScript value is a thenable, and the call of its {@code then}, happen in guest code
+ * ({@link JavaScriptEventLoop#subscribe}). GraalJS runs the pending jobs (Promise reactions,
+ * {@code await} continuations) each time control returns from guest code to the host, so one
+ * subscription runs every job the program queued, and the jobs those queue, until the queue is empty.
+ * That all runs on the guest's thread under the run's limits (statements, CPU, wall time): a microtask
+ * flood that never ends is stopped by them like a loop. A value still pending once the queue is empty
+ * waits for the context's timers, the earliest first, one at a time; with none left it can never
+ * settle (the sandbox gives the guest no threads or I/O that could queue a job later), and the run ends
+ * at once with {@link Unsettled} instead of waiting for its deadline.
  */
 final class AsyncResult {
-  /**
-   * Subscribes to a thenable: {@code undefined} if the value is not one (not an object or function, or
-   * its {@code then} is not a function), else a fresh record {@code {settled, rejected, value}} that the
-   * value's {@code then} settles (first call wins, like a Promise's resolving functions). The record is a
-   * literal with own data properties, so nothing the guest changed (prototypes, globals) reaches its fields.
-   * A {@code then} that throws rejects, unless it settled first (as for a Promise resolved with it).
-   */
-  private static final Source SUBSCRIBE = Source.newBuilder("js", """
-      (function (v) {
-        if (v === null || (typeof v !== 'object' && typeof v !== 'function')) { return undefined; }
-        const then = v.then;
-        if (typeof then !== 'function') { return undefined; }
-        const s = {settled: false, rejected: false, value: undefined};
-        const fulfil = (x) => { if (!s.settled) { s.settled = true; s.value = x; } };
-        const reject = (x) => { if (!s.settled) { s.settled = true; s.rejected = true; s.value = x; } };
-        try { then.call(v, fulfil, reject); } catch (e) { reject(e); }
-        return s;
-      })""", "sandbox-settle.js").internal(true).buildLiteral();
   /**
    * Python: runs a coroutine (exactly that type, so nothing that merely claims to be one) to its end
    * with {@code asyncio.run}, on the event loop the process shield provides; any other value is itself.
@@ -71,26 +48,25 @@ final class AsyncResult {
   /**
    * The settled value of {@code value} if it is a thenable, else {@code value} itself.
    *
-   * @throws PolyglotException the rejection's reason, as a guest exception, what reading or calling the
-   *     value's {@code then} raised, or a limit that stopped the jobs
-   * @param timers the context's timers, run one at a time while the value is pending and the job queue
-   *     is empty; null for none
+   * @throws PolyglotException the rejection's reason, as a guest exception, what reading the value's
+   *     {@code then} raised, or a limit that stopped the jobs
+   * @param loop the context's event loop: its timers run one at a time while the value is pending and
+   *     the job queue is empty
    * @param stopped whether a limit tripped or the host cancelled: waiting for a timer then ends
    * @throws Unsettled if the value was still pending once the job queue was empty and no timer was left
    *     (or waiting for one was stopped)
    */
-  static Value settle(Context context, Value value, JavaScriptTimers timers, BooleanSupplier stopped) {
+  static Value settle(Context context, Value value, JavaScriptEventLoop loop, BooleanSupplier stopped) {
     if (!mayBeThenable(value)) {
       return value;
     }
-    Value subscribe = context.eval(SUBSCRIBE);
     for (int i = 0; i < MAX_CHAIN; i++) {
-      Value state = subscribe.execute(value);
-      if (state.isNull()) {
+      Value state = loop.subscribe(value);
+      if (state == null) {
         return value;
       }
       while (!state.getMember("settled").asBoolean()) {
-        if (timers == null || !timers.runNext(stopped)) {
+        if (!loop.runNext(stopped)) {
           throw new Unsettled("the program's value is a Promise that never settled: every job and timer had run"
               + " and it was still pending (it awaits something that nothing will resolve; the sandbox has no"
               + " threads or I/O that could settle it later)");

@@ -491,7 +491,7 @@ final class GuestRun {
         return new Raw(null, null);
       }
       value = script.language() == Language.JAVASCRIPT
-          ? AsyncResult.settle(context, value, env.timers(), () -> guard.tripped() != null || guard.isCancelled())
+          ? AsyncResult.settle(context, value, env.eventLoop(), () -> guard.tripped() != null || guard.isCancelled())
           : AsyncResult.runCoroutine(context, value);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (AsyncResult.Unsettled e) {

@@ -47,8 +47,8 @@ final class RunEnvironment implements AutoCloseable {
   private final Context context;
   /** The run's tool gateway, or null when the sandbox has no tools. */
   private ToolGateway gateway;
-  /** JavaScript only: the context's timers; null for Python. */
-  private JavaScriptTimers timers;
+  /** JavaScript only: the context's timers and thenable subscription; null for Python. */
+  private JavaScriptEventLoop eventLoop;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -92,7 +92,7 @@ final class RunEnvironment implements AutoCloseable {
       guard.attach(context);
       if (language == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
-        env.timers = JavaScriptTimers.install(context);
+        env.eventLoop = JavaScriptEventLoop.install(context);
       } else {
         // The shield's code is the context's first: GraalPy has located its home (at the virtual path)
         // when it returns, and no guest code has run yet.
@@ -185,9 +185,9 @@ final class RunEnvironment implements AutoCloseable {
     return context;
   }
 
-  /** The context's timers (JavaScript); null for Python. */
-  JavaScriptTimers timers() {
-    return timers;
+  /** The context's event loop (JavaScript); null for Python. */
+  JavaScriptEventLoop eventLoop() {
+    return eventLoop;
   }
 
   /** Closes the context and drops the file system. Idempotent. */

@@ -7,8 +7,17 @@ import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 
 /**
- * The timers of a JavaScript context: {@code setTimeout}, {@code setInterval}, {@code clearTimeout} and
- * {@code clearInterval}, which GraalJS does not provide by itself, kept entirely in guest code.
+ * What a JavaScript context needs to settle an async program, made with the context before any guest
+ * code runs: the subscription to a thenable that {@link AsyncResult} uses, and the timers
+ * ({@code setTimeout}, {@code setInterval}, {@code clearTimeout}, {@code clearInterval}), which GraalJS
+ * does not provide by itself, kept entirely in guest code.
+ *
+ * <p>The subscription decides whether a value is a thenable and calls its {@code then} in guest code,
+ * never through the host's reading of a guest member: a Proxy whose {@code then} lies (a trap that
+ * throws, answers differently each time, or breaks an interop invariant) then fails the way it would for
+ * an {@code await}, as the guest's own error, not the sandbox's. Its callbacks are guest functions, so
+ * nothing the guest can inspect is a host object, and it uses {@code Reflect.apply} as it was before the
+ * guest ran.
  *
  * <p>A timer only records its callback and when it is due; nothing runs it but {@link AsyncResult},
  * while the program's value is a Promise that has not settled and the job queue is empty: it then
@@ -19,12 +28,12 @@ import org.graalvm.polyglot.Value;
  * is refused, there is no {@code eval} of text by timers). Timers still pending when the program's value
  * is ready are dropped with the context, as if the program had ended.
  */
-final class JavaScriptTimers {
+final class JavaScriptEventLoop {
   static final int MAX_PENDING = 10_000;
   /** How long the guest's thread sleeps at most before it looks at its limits again. */
   private static final long SLICE_MILLIS = 20;
 
-  private static final Source TIMERS = Source.newBuilder("js", """
+  private static final Source SOURCE = Source.newBuilder("js", """
       (() => {
         const timers = new Map();
         const now = Date.now;
@@ -62,7 +71,21 @@ final class JavaScriptTimers {
           }
           return best;
         };
+        // undefined if v is not a thenable, else a fresh record that its then settles (first call wins,
+        // like a Promise's resolving functions; a then that throws rejects, unless it settled first). A
+        // literal with own data properties: nothing the guest changed reaches its fields.
+        const subscribe = (v) => {
+          if (v === null || (typeof v !== 'object' && typeof v !== 'function')) { return undefined; }
+          const then = v.then;
+          if (typeof then !== 'function') { return undefined; }
+          const s = {settled: false, rejected: false, value: undefined};
+          const fulfil = (x) => { if (!s.settled) { s.settled = true; s.value = x; } };
+          const reject = (x) => { if (!s.settled) { s.settled = true; s.rejected = true; s.value = x; } };
+          try { apply(then, v, [fulfil, reject]); } catch (e) { reject(e); }
+          return s;
+        };
         return [
+          subscribe,
           // Milliseconds until the earliest timer is due (0: now), or -1 if none is pending.
           () => { const t = earliest(); return t === null ? -1 : Math.max(0, t.at - now()); },
           // Runs the earliest timer if it is due.
@@ -73,19 +96,32 @@ final class JavaScriptTimers {
             apply(t.fn, undefined, t.args);
           },
         ];
-      })()""".formatted(MAX_PENDING), "sandbox-timers.js").internal(true).buildLiteral();
+      })()""".formatted(MAX_PENDING), "sandbox-event-loop.js").internal(true).buildLiteral();
 
+  private final Value subscribe;
   private final Value untilNext;
   private final Value fireNext;
 
-  private JavaScriptTimers(Value functions) {
-    this.untilNext = functions.getArrayElement(0);
-    this.fireNext = functions.getArrayElement(1);
+  private JavaScriptEventLoop(Value functions) {
+    this.subscribe = functions.getArrayElement(0);
+    this.untilNext = functions.getArrayElement(1);
+    this.fireNext = functions.getArrayElement(2);
   }
 
   /** Defines the timer functions in a fresh JavaScript context, before any guest code runs. */
-  static JavaScriptTimers install(Context context) {
-    return new JavaScriptTimers(context.eval(TIMERS));
+  static JavaScriptEventLoop install(Context context) {
+    return new JavaScriptEventLoop(context.eval(SOURCE));
+  }
+
+  /**
+   * Subscribes to {@code value}'s settling if it is a thenable: null if it is not one, else the record
+   * {@code {settled, rejected, value}} that it settles, now or when later jobs and timers run.
+   *
+   * @throws org.graalvm.polyglot.PolyglotException what reading its {@code then} raised, or a limit
+   */
+  Value subscribe(Value value) {
+    Value state = subscribe.execute(value);
+    return state.isNull() ? null : state;
   }
 
   /**
