@@ -346,7 +346,8 @@ public final class PolicyReport {
     out.add(denied(Operation.PROCESS_STATE, "timers and alarms", shield, python
         ? "arming signal.alarm or signal.setitimer raises PermissionError; disarming and getitimer answer"
             + " that nothing is armed"
-        : "GraalJS has no timer that outlives the run (no setTimeout host loop)"));
+        : "no timer outlives the run: setTimeout and setInterval are the sandbox's guest-side timers, run on the"
+            + " guest's thread only while the program awaits, and dropped with its context"));
     out.add(denied(Operation.PROCESS_STATE, "default time zone",
         python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
         "every run's time zone is UTC" + (python ? "; time.tzset does nothing (GraalPy's would set the JVM's"

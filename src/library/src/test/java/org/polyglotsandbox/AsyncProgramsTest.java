@@ -264,6 +264,15 @@ class AsyncProgramsTest {
   }
 
   @Test
+  void aTimerLeftByOneRun_neverFiresInTheNext() {
+    entered = new CountDownLatch(1);
+    assertThatRun(sandbox.run(Language.JAVASCRIPT, "setTimeout(() => tools.entered(), 0); setInterval(() => tools.entered(), 1); 1"))
+        .hasValue(1L);
+    assertThatRun(sandbox.run(Language.JAVASCRIPT, "await new Promise((r) => setTimeout(r, 100)); return 2;")).hasValue(2L);
+    assertThat(entered.getCount()).as("the first run's timers never ran").isEqualTo(1);
+  }
+
+  @Test
   void aTimerFarAway_orAnEndlessInterval_isStoppedByTheWallTime() {
     Duration wall = Duration.ofSeconds(2);
     try (PolyglotSandbox quick = PolyglotSandbox.builder().policy(policy(wall, Long.MAX_VALUE)).tools(tools()).build()) {
