@@ -111,9 +111,9 @@ startup_cache_make() {
     # The JVM archives classes from jars only, so the three modules' classes go into jars of their own.
     local i=0 entry
     : >"$dir/app/classpath.tmp"
-    for entry in "$target/classes" $(tr ':' '\n' <"$target/runtime-classpath.txt"); do
+    while IFS= read -r entry; do
       case "$entry" in
-        *.pom) continue ;;
+        ''|*.pom) continue ;;
       esac
       if [ -d "$entry" ]; then
         i=$((i + 1))
@@ -121,7 +121,7 @@ startup_cache_make() {
         entry="$dir/app/classes-$i.jar"
       fi
       printf '%s\n' "$entry" >>"$dir/app/classpath.tmp"
-    done
+    done < <(echo "$target/classes"; tr ':' '\n' <"$target/runtime-classpath.txt")
     paste -sd: - <"$dir/app/classpath.tmp" >"$dir/app/classpath"
     rm -f "$dir/app/classpath.tmp"
     touch "$dir/app/.complete"
