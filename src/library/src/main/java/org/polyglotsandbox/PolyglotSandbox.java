@@ -390,9 +390,11 @@ public final class PolyglotSandbox implements AutoCloseable {
      * code, inputs, a guest error and a tripped limit, each taken once so that no class is first
      * initialised on a heap a guest is filling), and a second {@link PolyglotSandbox#run run} or
      * {@link PolyglotSandbox#runAsync runAsync} is refused with {@link IllegalStateException}. The one
-     * run is checked as usual; for Python, {@code build()} still starts one context to check that GraalPy
-     * finds its home where the sandbox expects it. Not with {@link #warmContexts} or {@link #warmUp}.
-     * Default off.
+     * run is checked as usual (every Python context checks that GraalPy found its home where the sandbox
+     * expects it, and {@code build()} still checks the extracted home against the artifact, making one
+     * context first if GraalVM has yet to extract it). The run makes the first context in the JVM, which
+     * takes seconds (more on a busy machine), so its {@link #startTimeout} is at least 3 minutes, as the
+     * warm-up's is. Not with {@link #warmContexts} or {@link #warmUp}. Default off.
      */
     public Builder singleRun() {
       this.singleRun = true;

@@ -94,8 +94,9 @@ final class EngineRoom extends SandboxCore {
     int number = SANDBOXES.incrementAndGet();
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
     this.outputThreadName = "polyglot-sandbox-output-" + number;
-    this.startTimeout = s.startTimeout();
     this.singleRun = s.singleRun();
+    // A single run makes the first context in the JVM itself, which the warm-up would have made.
+    this.startTimeout = singleRun && s.startTimeout().compareTo(WARM_UP_START) < 0 ? WARM_UP_START : s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
     // While the host heap is over budget, new runs wait rather than add to it.
     this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns(), watchdog::admitsNewRuns);
