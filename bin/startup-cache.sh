@@ -58,7 +58,7 @@ startup_cache_keys() {
   build=$( { echo "startup-cache v1 jdk $jdk"
     sha256sum "$here/sandbox" "$here/startup-cache.sh" | cut -c1-64
     printf '%s\n' "$flags"
-    tr ':' '\n' <"$target/runtime-classpath.txt" | while IFS= read -r entry; do
+    tr ':' '\n' <"$target/runtime-classpath.txt" | while IFS= read -r entry || [ -n "$entry" ]; do
       if [ -d "$entry" ]; then
         (cd "$entry" && find . -type f -printf '%p %s %T@\n' | LC_ALL=C sort)
       elif [ -n "$entry" ]; then
@@ -111,7 +111,7 @@ startup_cache_make() {
     # The JVM archives classes from jars only, so the three modules' classes go into jars of their own.
     local i=0 entry
     : >"$dir/app/classpath.tmp"
-    while IFS= read -r entry; do
+    while IFS= read -r entry || [ -n "$entry" ]; do
       case "$entry" in
         ''|*.pom) continue ;;
       esac
@@ -121,7 +121,7 @@ startup_cache_make() {
         entry="$dir/app/classes-$i.jar"
       fi
       printf '%s\n' "$entry" >>"$dir/app/classpath.tmp"
-    done < <(echo "$target/classes"; tr ':' '\n' <"$target/runtime-classpath.txt")
+    done < <(echo "$target/classes"; tr ':' '\n' <"$target/runtime-classpath.txt"; echo)
     paste -sd: - <"$dir/app/classpath.tmp" >"$dir/app/classpath"
     rm -f "$dir/app/classpath.tmp"
     touch "$dir/app/.complete"
@@ -159,7 +159,7 @@ startup_cache_prepare() {
       *) flags+=("$f") ;;
     esac
   done
-  flags+=(-Xlog:disable -Xlog:all=warning:stderr -Xlog:aot=off -Xlog:cds=off)
+  flags+=(-Xlog:disable -Xlog:all=warning,aot*=off,cds*=off:stderr)
   # shellcheck disable=SC2206 # SANDBOX_JAVA_OPTS is a list of options
   flags+=(${SANDBOX_JAVA_OPTS:-})
   local keys key jdk_key

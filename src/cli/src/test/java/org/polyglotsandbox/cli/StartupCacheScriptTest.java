@@ -134,10 +134,20 @@ class StartupCacheScriptTest {
   }
 
   private static Path onlyFile(Path root, String name) throws IOException {
+    List<Path> all;
     try (Stream<Path> files = Files.walk(root)) {
-      List<Path> found = files.filter(p -> p.getFileName().toString().equals(name)).toList();
-      assertThat(found).hasSize(1);
-      return found.get(0);
+      all = files.toList();
     }
+    List<Path> found = all.stream().filter(p -> p.getFileName().toString().equals(name)).toList();
+    StringBuilder why = new StringBuilder("files: " + all);
+    for (Path p : all) {
+      String n = p.getFileName().toString();
+      if (n.endsWith(".log") || n.endsWith(".failed")) {
+        String text = Files.readString(p, StandardCharsets.UTF_8);
+        why.append("\n").append(p).append(":\n").append(text, Math.max(0, text.length() - 3000), text.length());
+      }
+    }
+    assertThat(found).as("%s", why).hasSize(1);
+    return found.get(0);
   }
 }
