@@ -62,11 +62,14 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final List<Tool> tools;
   private final SandboxCore core;
   private volatile boolean closed;
+  /** Null unless built with {@link Builder#singleRun()}; then set once the one run is admitted. */
+  private final java.util.concurrent.atomic.AtomicBoolean ran;
 
-  private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core) {
+  private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun) {
     this.policy = policy;
     this.tools = List.copyOf(tools);
     this.core = core;
+    this.ran = singleRun ? new java.util.concurrent.atomic.AtomicBoolean() : null;
   }
 
   /** A builder; a policy is required. */
@@ -251,6 +254,9 @@ public final class PolyglotSandbox implements AutoCloseable {
                 + MAX_INPUT_CHARS + " characters of text; pass larger data as a file)" : ""));
       }
     });
+    if (ran != null && !ran.compareAndSet(false, true)) {
+      throw new IllegalStateException("this sandbox was built with singleRun() and has had its run; build another");
+    }
     return inputs;
   }
 
@@ -282,6 +288,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Duration warmUp = Duration.ZERO;
     private Duration startTimeout = DEFAULT_START_TIMEOUT;
     private Consumer<? super AuditEvent> auditListener;
+    private boolean singleRun;
 
     private Builder() {}
 
@@ -374,6 +381,23 @@ public final class PolyglotSandbox implements AutoCloseable {
         throw new IllegalArgumentException("warmUp (" + budget + ") must be between 0 and 10 minutes");
       }
       this.warmUp = budget;
+      return this;
+    }
+
+    /**
+     * Builds a sandbox for exactly one run, such as {@code bin/sandbox run}'s: {@link #build()} then
+     * skips the warm-up runs whose job is to keep every <em>later</em> run in the JVM healthy (ordinary
+     * code, inputs, a guest error and a tripped limit, each taken once so that no class is first
+     * initialised on a heap a guest is filling), and a second {@link PolyglotSandbox#run run} or
+     * {@link PolyglotSandbox#runAsync runAsync} is refused with {@link IllegalStateException}. The one
+     * run is checked as usual (every Python context checks that GraalPy found its home where the sandbox
+     * expects it, and {@code build()} still checks the extracted home against the artifact, making one
+     * context first if GraalVM has yet to extract it). The run makes the first context in the JVM, which
+     * takes seconds (more on a busy machine), so its {@link #startTimeout} is at least 3 minutes, as the
+     * warm-up's is. Not with {@link #warmContexts} or {@link #warmUp}. Default off.
+     */
+    public Builder singleRun() {
+      this.singleRun = true;
       return this;
     }
 
@@ -501,6 +525,10 @@ public final class PolyglotSandbox implements AutoCloseable {
       if (policy == null) {
         throw new IllegalStateException("no policy set: call policy(...) before build()");
       }
+      if (singleRun && (warmContexts > 0 || !warmUp.isZero())) {
+        throw new IllegalStateException("singleRun() cannot be combined with warmContexts (" + warmContexts
+            + ") or warmUp (" + warmUp + "): both prepare for later runs");
+      }
       for (Mount m : policy.mounts()) {
         m.hostPath().ifPresent(p -> checkHostPath(m, p));
       }
@@ -514,8 +542,9 @@ public final class PolyglotSandbox implements AutoCloseable {
         allowed.add(tool);
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
-          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout), ApiBridge.INSTANCE);
-      return new PolyglotSandbox(policy, allowed, core);
+          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun),
+          ApiBridge.INSTANCE);
+      return new PolyglotSandbox(policy, allowed, core, singleRun);
     }
   }
 }

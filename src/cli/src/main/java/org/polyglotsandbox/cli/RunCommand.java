@@ -316,7 +316,8 @@ final class RunCommand implements Callable<Integer> {
 
   private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log) {
     try {
-      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools);
+      // One run, then the JVM exits: no warm-up for later runs (Builder.singleRun).
+      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools).singleRun();
       if (log != null) {
         b.auditListener(log);
       }

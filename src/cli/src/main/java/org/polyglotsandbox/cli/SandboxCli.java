@@ -7,7 +7,10 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.graalvm.polyglot.Engine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -68,12 +71,22 @@ public final class SandboxCli implements Callable<Integer> {
    */
   public static int execute(String[] args, PrintStream out, PrintStream err) {
     CommandLine cli = new CommandLine(new SandboxCli());
-    cli.addSubcommand("run", new RunCommand(out, err));
-    cli.addSubcommand("policy", new CommandLine(new PolicyCommand())
+    // Picocli inspects every subcommand it is given (the MCP server's classes and JSON types among
+    // them), so a command line that names one gets only that one: `run` starts without the others.
+    Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
+    commands.put("run", () -> new RunCommand(out, err));
+    commands.put("policy", () -> new CommandLine(new PolicyCommand())
         .addSubcommand("explain", new PolicyCommand.Explain(out)));
-    cli.addSubcommand("probe", new ProbeCommand(out));
-    cli.addSubcommand("mcp", new McpCommand(out, err));
-    cli.addSubcommand("stubs", new StubsCommand(out));
+    commands.put("probe", () -> new ProbeCommand(out));
+    commands.put("mcp", () -> new McpCommand(out, err));
+    commands.put("stubs", () -> new StubsCommand(out));
+    String first = args.length > 0 ? ("audit".equals(args[0]) ? "probe" : args[0]) : "";
+    String named = commands.containsKey(first) ? first : null;
+    commands.forEach((name, command) -> {
+      if (named == null || named.equals(name)) {
+        cli.addSubcommand(name, command.get());
+      }
+    });
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> {

@@ -72,6 +72,7 @@ final class EngineRoom extends SandboxCore {
   private DeliveryQueue<Runnable> outputDelivery;
   private final String outputThreadName;
   private final Duration startTimeout;
+  private final boolean singleRun;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
 
@@ -93,7 +94,9 @@ final class EngineRoom extends SandboxCore {
     int number = SANDBOXES.incrementAndGet();
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
     this.outputThreadName = "polyglot-sandbox-output-" + number;
-    this.startTimeout = s.startTimeout();
+    this.singleRun = s.singleRun();
+    // A single run makes the first context in the JVM itself, which the warm-up would have made.
+    this.startTimeout = singleRun && s.startTimeout().compareTo(WARM_UP_START) < 0 ? WARM_UP_START : s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
     // While the host heap is over budget, new runs wait rather than add to it.
     this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns(), watchdog::admitsNewRuns);
@@ -365,6 +368,11 @@ final class EngineRoom extends SandboxCore {
   }
 
   private void warmUp(Duration jitBudget) {
+    if (singleRun) {
+      checkPythonHome(); // the one check a single run still needs before its context
+      watchdog.noteHostBaseline();
+      return;
+    }
     // Runs ordinary calls first: if unbounded recursion were the first guest code in this JVM, Truffle's
     // class initialisation could fail and break every later context in the JVM.
     for (Language language : policy.languages()) {
@@ -374,10 +382,7 @@ final class EngineRoom extends SandboxCore {
       }
       ExecutionResult r = warmUpRun(language, WarmUp.code(language));
       if (language == Language.PYTHON) {
-        if (!(r.value() instanceof String prefix && interpreterFiles.reportsVirtualHome(prefix))) {
-          throw new IllegalStateException("GraalPy found its home at " + r.value() + ", not in the expected cache "
-              + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
-        }
+        requireVirtualHome(r);
         interpreterFiles.verify();
       }
       // Every path a run can end on, taken once now: a class or call site first initialised later could
@@ -416,6 +421,28 @@ final class EngineRoom extends SandboxCore {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * For a single-run sandbox: GraalPy's extracted home checked against the artifact before the run's
+   * context reads it (every Python context checks its own {@code sys.prefix}, RunEnvironment). If
+   * GraalVM has yet to extract the home (the first Python context on this machine), one context with
+   * the shortest program extracts it first, so that it is checked before any guest code.
+   */
+  private void checkPythonHome() {
+    if (!policy.allows(Language.PYTHON) || interpreterFiles.verifyIfExtracted()) {
+      return;
+    }
+    requireVirtualHome(warmUpRun(Language.PYTHON, "import sys\nsys.prefix"));
+    interpreterFiles.verify();
+  }
+
+  /** Fails unless a warm-up run's value, GraalPy's {@code sys.prefix}, is the virtual home. */
+  private void requireVirtualHome(ExecutionResult r) {
+    if (!(r.value() instanceof String prefix && interpreterFiles.reportsVirtualHome(prefix))) {
+      throw new IllegalStateException("GraalPy found its home at " + r.value() + ", not in the expected cache "
+          + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
     }
   }
 

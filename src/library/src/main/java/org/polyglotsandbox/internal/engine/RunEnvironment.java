@@ -39,6 +39,9 @@ final class RunEnvironment implements AutoCloseable {
   /** A constant, so the engine keeps its code (it does only while the Source object lives). */
   private static final Source PYTHON_PREPARE =
       Source.newBuilder("python", "__import__('json')", "prepare").internal(true).buildLiteral();
+  /** GraalPy's prefix, checked in every Python context before any guest code (a host path must never show). */
+  private static final Source PYTHON_PREFIX =
+      Source.newBuilder("python", "__import__('sys').prefix", "prefix").internal(true).buildLiteral();
 
   private final Language language;
   private final RunGuard guard;
@@ -98,6 +101,11 @@ final class RunEnvironment implements AutoCloseable {
         // when it returns, and no guest code has run yet.
         ProcessShield.install(context, guard);
         pythonFs.homeLocated();
+        org.graalvm.polyglot.Value prefix = context.eval(PYTHON_PREFIX);
+        if (!prefix.isString() || !interpreterFiles.reportsVirtualHome(prefix.asString())) {
+          throw new IllegalStateException("GraalPy found its home at " + prefix + ", not in the expected cache "
+              + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
+        }
       }
       if (!tools.isEmpty()) {
         env.gateway = tools.gateway(language, limits, guard);

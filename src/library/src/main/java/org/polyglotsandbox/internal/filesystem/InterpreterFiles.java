@@ -71,12 +71,15 @@ public final class InterpreterFiles {
    * already (else GraalVM extracts it from the artifact on first use, and {@link #verify()} checks it
    * after that).
    *
+   * @return whether the home is extracted (and so was checked); always false without the artifact
    * @throws IllegalStateException naming the file that differs, is missing, extra or a link
    */
-  public void verifyIfExtracted() {
+  public boolean verifyIfExtracted() {
     if (resources != null && Files.isDirectory(pythonHomes.get(0))) {
       resources.verify(pythonHomes.get(0));
+      return true;
     }
+    return false;
   }
 
   /**

@@ -23,10 +23,13 @@ import org.polyglotsandbox.Tool;
  * encoded, the tools are the policy's allowed ones.
  */
 public abstract class SandboxCore implements AutoCloseable {
-  /** What the API's builder settled, checked. */
+  /**
+   * What the API's builder settled, checked. {@code singleRun}: the sandbox will run one program, so
+   * the warm-up runs that protect later runs are skipped.
+   */
   public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
       int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener,
-      Duration startTimeout) {}
+      Duration startTimeout, boolean singleRun) {}
 
   /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
   public interface Factory {

@@ -80,6 +80,21 @@ class PythonResourcesTest {
   }
 
   @Test
+  void aFileChangedAfterAPassingCheck_isRefusedByTheNextCheck() throws IOException {
+    resources.verify(home); // the full comparison; later checks in this JVM compare sizes and times
+    Path json = home.resolve("lib/python3.12/json/__init__.py");
+    Files.writeString(json, "\nimport evil\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    assertRefused("lib/python3.12/json/__init__.py differs");
+  }
+
+  @Test
+  void aModuleAddedAfterAPassingCheck_isRefusedByTheNextCheck() throws IOException {
+    resources.verify(home);
+    Files.writeString(home.resolve("lib/python3.12/sitecustomize.py"), "import evil\n");
+    assertRefused("lib/python3.12/sitecustomize.py is not part of the python-resources artifact");
+  }
+
+  @Test
   void anAddedModule_isRefused() throws IOException {
     Files.writeString(home.resolve("lib/python3.12/sitecustomize.py"), "import evil\n");
     assertRefused("lib/python3.12/sitecustomize.py is not part of the python-resources artifact");

@@ -1,0 +1,153 @@
+package org.polyglotsandbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/sandbox run}'s start-up cache ({@code bin/startup-cache.sh}): keyed on everything the build
+ * and the JVM are made of, made once, used, refused without an error when it is damaged, and made
+ * again when the key changes. The cache goes to a temporary directory ({@code SANDBOX_STARTUP_DIR}),
+ * never the developer's; the build is the one this test run made ({@code SANDBOX_SKIP_BUILD=1}).
+ */
+class StartupCacheScriptTest {
+  private static final Path BIN = Path.of("bin").toAbsolutePath();
+
+  @TempDir
+  Path dir;
+
+  private record Result(int status, String out, String err) {}
+
+  private Result bash(Map<String, String> env, String... command) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+        .redirectOutput(dir.resolve("stdout").toFile())
+        .redirectError(dir.resolve("stderr").toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("%s finished", List.of(command)).isTrue();
+    return new Result(p.exitValue(), Files.readString(dir.resolve("stdout"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve("stderr"), StandardCharsets.UTF_8));
+  }
+
+  /** The keys startup_cache_keys prints for a fake build and JDK under {@code root}. */
+  private String keys(Path root) throws IOException, InterruptedException {
+    Result r = bash(Map.of(), "bash", "-c", "here=" + BIN + "; target=" + root.resolve("target")
+        + "; JAVA_HOME=" + root.resolve("jdk") + "; . " + BIN.resolve("startup-cache.sh")
+        + "; startup_cache_keys \"$(printf '%s\\n' -XX:+EnableJVMCI)\"");
+    assertThat(r.status()).as(r.toString()).isZero();
+    assertThat(r.out().strip()).matches("[0-9a-f]{24} [0-9a-f]{16}");
+    return r.out().strip();
+  }
+
+  @Test
+  void key_changesWithEveryPartOfTheBuildAndTheJdk() throws Exception {
+    Path root = dir.resolve("fake");
+    Path target = Files.createDirectories(root.resolve("target"));
+    Path cliClass = Files.createDirectories(target.resolve("classes/org/x")).resolve("Cli.class");
+    Path libClass = Files.createDirectories(root.resolve("lib/classes/org/y")).resolve("Lib.class");
+    Path jar = root.resolve("dep.jar");
+    Path jit = Files.createDirectories(target.resolve("jit")).resolve("compiler.jar");
+    Path release = Files.createDirectories(root.resolve("jdk/lib/server")).getParent().getParent().resolve("release");
+    Files.writeString(cliClass, "cli");
+    Files.writeString(libClass, "lib");
+    Files.writeString(jar, "jar");
+    Files.writeString(jit, "jit");
+    Files.writeString(release, "JAVA_VERSION=\"25.0.3\"\n");
+    Files.writeString(target.resolve("runtime-classpath.txt"), root.resolve("lib/classes") + ":" + jar);
+
+    String first = keys(root);
+    assertThat(keys(root)).as("the same build, the same key").isEqualTo(first);
+
+    List<String> seen = new ArrayList<>(List.of(first));
+    Files.writeString(cliClass, "cli2"); // the CLI's own classes
+    seen.add(changed(root, seen));
+    Files.setLastModifiedTime(libClass, FileTime.fromMillis(1_000_000_000_000L)); // a module's classes, only their time
+    seen.add(changed(root, seen));
+    Files.writeString(jar, "jar, rebuilt"); // a dependency jar
+    seen.add(changed(root, seen));
+    Files.writeString(jit, "jit2"); // the JIT jars
+    seen.add(changed(root, seen));
+    Files.writeString(release, "JAVA_VERSION=\"25.0.4\"\n"); // another JDK
+    String jdkChanged = changed(root, seen);
+    assertThat(jdkChanged.split(" ")[1]).as("the JDK key").isNotEqualTo(first.split(" ")[1]);
+  }
+
+  private String changed(Path root, List<String> earlier) throws IOException, InterruptedException {
+    String now = keys(root);
+    assertThat(earlier).extracting(k -> k.split(" ")[0]).doesNotContain(now.split(" ")[0]);
+    return now;
+  }
+
+  @Tag("slow")
+  @Test
+  void cache_isMadeOnce_used_refusedQuietlyWhenDamaged_andMadeAgainWhenTheFlagsChange() throws Exception {
+    Files.writeString(dir.resolve("answer.js"), "6*7");
+    Path cache = dir.resolve("cache");
+    Map<String, String> env = new java.util.HashMap<>(Map.of("SANDBOX_SKIP_BUILD", "1", "SANDBOX_STARTUP_CACHE", "1",
+        "SANDBOX_STARTUP_DIR", cache.toString()));
+    String sandbox = BIN.resolve("sandbox").toString();
+
+    Result made = bash(env, sandbox, "run", "answer.js", "--json");
+    assertOneJsonObjectWith42(made);
+    assertThat(made.err()).contains("making the start-up cache for js");
+    Path aot = onlyFile(cache, "js.aot");
+
+    Result used = bash(env, sandbox, "run", "answer.js", "--json");
+    assertOneJsonObjectWith42(used);
+    assertThat(used.err()).as("nothing to make, nothing to say").isEmpty();
+    assertThat(onlyFile(cache, "js.aot")).isEqualTo(aot);
+
+    Files.write(aot, new byte[4096]); // not an AOT cache any more: the JVM refuses it and starts without
+    Result damaged = bash(env, sandbox, "run", "answer.js", "--json");
+    assertOneJsonObjectWith42(damaged);
+    assertThat(damaged.err()).as("a slower start, not an error").isEmpty();
+
+    // Other JVM flags make another key: the old cache is stale, a new one is made and the old one deleted.
+    env.put("SANDBOX_JAVA_OPTS", "-Xlog:aot=info:stderr");
+    Result remade = bash(env, sandbox, "run", "answer.js", "--json");
+    assertOneJsonObjectWith42(remade);
+    assertThat(remade.err()).contains("making the start-up cache for js");
+    Path newAot = onlyFile(cache, "js.aot");
+    assertThat(newAot.getParent()).isNotEqualTo(aot.getParent());
+    assertThat(aot.getParent()).doesNotExist();
+    // The JVM's own word that the new cache is in use (the flag above turns its messages on).
+    assertThat(remade.err()).contains("Opened AOT cache " + newAot);
+  }
+
+  private static void assertOneJsonObjectWith42(Result r) throws IOException {
+    assertThat(r.status()).as(r.toString()).isZero();
+    assertThat(r.out().lines()).as(r.toString()).hasSize(1);
+    assertThat(new ObjectMapper().readTree(r.out()).get("value").asInt()).isEqualTo(42);
+  }
+
+  private static Path onlyFile(Path root, String name) throws IOException {
+    List<Path> all;
+    try (Stream<Path> files = Files.walk(root)) {
+      all = files.toList();
+    }
+    List<Path> found = all.stream().filter(p -> p.getFileName().toString().equals(name)).toList();
+    StringBuilder why = new StringBuilder("files: " + all);
+    for (Path p : all) {
+      String n = p.getFileName().toString();
+      if (n.endsWith(".log") || n.endsWith(".failed")) {
+        String text = Files.readString(p, StandardCharsets.UTF_8);
+        why.append("\n").append(p).append(":\n").append(text, Math.max(0, text.length() - 3000), text.length());
+      }
+    }
+    assertThat(found).as("%s", why).hasSize(1);
+    return found.get(0);
+  }
+}
