@@ -35,7 +35,7 @@ class ToolGatewayTest {
   static void build() {
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(30)).build())
-        .allowTools("add", "echo", "kv.get", "fail", "refuse", "sleep", "leak", "liar", "cheap")
+        .allowTools("add", "echo", "give", "kv.get", "fail", "refuse", "sleep", "leak", "liar", "cheap")
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy)
         .tool(Tool.builder("add").parameters(ADD_PARAMETERS).result("{\"type\": \"integer\"}")
@@ -47,6 +47,7 @@ class ToolGatewayTest {
           received.add(args);
           return args;
         }).build())
+        .tool(Tool.builder("give").parameters(ANY_OBJECT).handler(args -> args.get("v")).build())
         .tool(Tool.builder("kv.get").parameters("{\"type\": \"object\", \"properties\": {\"key\": {\"type\": \"string\"}}}")
             .handler(args -> "value of " + args.get("key")).build())
         .tool(Tool.builder("fail").handler(args -> {
@@ -110,6 +111,38 @@ class ToolGatewayTest {
       assertThat(c.argumentBytes()).isEqualTo("{\"a\":2,\"b\":3}".length());
       assertThat(c.layer()).isEqualTo(Layer.TOOL_GATEWAY);
     });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void allResultKinds_reachTheGuestAsItsOwnValues(Language language) {
+    // Python gets numbers, booleans and None as themselves and text tagged, not JSON: text that looks like
+    // the tags or like JSON must still arrive as the same text.
+    ExecutionResult r = run(language, """
+        const vs = [7, -2.5, true, null, 'text', '', 'S', 'R[1]', 'E{"code": "x"}', [1, 'a', null], {k: {n: 1}},
+          2 ** 60];
+        vs.map((v) => { const x = tools.give({v}); return [x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x,
+          JSON.stringify(x)]; })""", """
+        vs = [7, -2.5, True, None, 'text', '', 'S', 'R[1]', 'E{"code": "x"}', [1, 'a', None], {'k': {'n': 1}},
+              10 ** 30]
+        out = []
+        for v in vs:
+            x = tools.give(v=v)
+            out.append([type(x).__name__, x == v and type(x) is type(v), x is None])
+        out""");
+    if (language == Language.JAVASCRIPT) {
+      assertThatRun(r).hasValue(List.of(List.of("number", "7"), List.of("number", "-2.5"), List.of("boolean", "true"),
+          List.of("null", "null"), List.of("string", "\"text\""), List.of("string", "\"\""),
+          List.of("string", "\"S\""), List.of("string", "\"R[1]\""), List.of("string", "\"E{\\\"code\\\": \\\"x\\\"}\""),
+          List.of("array", "[1,\"a\",null]"), List.of("object", "{\"k\":{\"n\":1}}"),
+          List.of("number", "1152921504606847000")));
+    } else {
+      assertThatRun(r).hasValue(List.of(List.of("int", true, false), List.of("float", true, false),
+          List.of("bool", true, false), List.of("NoneType", true, true), List.of("str", true, false),
+          List.of("str", true, false), List.of("str", true, false), List.of("str", true, false),
+          List.of("str", true, false), List.of("list", true, false), List.of("dict", true, false),
+          List.of("int", true, false)));
+    }
   }
 
   @ParameterizedTest
@@ -352,7 +385,8 @@ class ToolGatewayTest {
         out = [raw('hidden', {})[:1], raw(1, 2)[:1], raw('add', 5)[:1], raw('add', {'a': 1, 'b': 2}, 3)[:1],
                raw('add', {'a': 1, 'b': 2}), hasattr(raw, 'getClass')]
         out""");
-    assertThatRun(r).hasValue(List.of("E", "E", "E", "E", "R3", false)).leaksNoHostDetail()
+    // A plain number comes back as itself (see allResultKinds_reachTheGuestAsItsOwnValues), not as text.
+    assertThatRun(r).hasValue(List.of("E", "E", "E", "E", 3L, false)).leaksNoHostDetail()
         .recordedDenial(Operation.TOOL_CALL, "hidden");
     assertThat(hiddenCalls).hasValue(0);
   }

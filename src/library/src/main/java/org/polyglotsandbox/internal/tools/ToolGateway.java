@@ -41,7 +41,9 @@ import org.polyglotsandbox.internal.text.Durations;
  * <p>The guest holds exactly one host value, a {@link ProxyExecutable} {@code raw(name, args)} hidden in
  * a closure of a small guest-side wrapper. It takes a string and a guest object and returns a string:
  * {@code "R" + json} for a result, {@code "E" + json} for an error, which the wrapper parses with the
- * guest's own JSON parser (a fresh guest value) or throws as a guest {@code ToolError}. No host
+ * guest's own JSON parser (a fresh guest value) or throws as a guest {@code ToolError}. For Python, a
+ * result that is a number, boolean or null comes back as that primitive and text as {@code "S" + text}
+ * (see {@link #forPython}): never a host object either. No host
  * exception, host object or host class name ever reaches the guest. A guest that digs {@code raw} out
  * (Python closures are introspectable) gains nothing: every check is here, on the host side.
  *
@@ -109,14 +111,22 @@ public final class ToolGateway {
    * Defines {@code install(raw)} and takes it straight back out of the module's globals, so nothing is
    * left there but, later, {@code tools}. The builtins the wrapper needs are bound as locals when it is
    * installed, before any guest code runs: a guest that later shadows or patches them changes nothing.
+   *
+   * <p>Per call it does as little as it can in Python, because only this source's code is shared (and
+   * compiled) across contexts, while the standard library's is parsed and interpreted afresh in each
+   * one: a number, boolean or {@code None} comes back as itself, a string as {@code "S" + text}, and
+   * only lists, maps, big numbers and errors as JSON, read with the JSON module's scanner (written in
+   * Java) instead of {@code json.loads} (Python). Tool nodes ({@code tools.kv}, {@code tools.kv.get})
+   * are kept once made, up to 256 names.
    */
   private static final String PYTHON_WRAPPER = """
       def _polyglot_sandbox_tools(raw):
           import json
-          loads = json.loads
-          isinstance_, len_, dict_ = isinstance, len, dict
+          scan = json.decoder.JSONDecoder().scan_once
+          isinstance_, len_, dict_, str_, type_ = isinstance, len, dict, str, type
           TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
           setattr_ = object.__setattr__
+          nodes = {}
           class ToolError(RuntimeError):
               def __init__(self, message, code):
                   RuntimeError_.__init__(self, message)
@@ -129,7 +139,13 @@ public final class ToolGateway {
               def __getattr__(self, key):
                   if key.startswith('_'):
                       raise AttributeError_(key)
-                  return Tool(key if self.__name == '' else self.__name + '.' + key)
+                  name = key if self.__name == '' else self.__name + '.' + key
+                  node = nodes.get(name)
+                  if node is None:
+                      node = Tool(name)
+                      if len_(nodes) < 256:
+                          nodes[name] = node
+                  return node
               def __setattr__(self, key, value):
                   raise AttributeError_('tools are read-only')
               def __delattr__(self, key):
@@ -137,16 +153,24 @@ public final class ToolGateway {
               def __repr__(self):
                   return '<tools>' if self.__name == '' else "<tool '" + self.__name + "'>"
               def __call__(self, *args, **kwargs):
-                  if args and kwargs:
-                      raise TypeError_('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
-                  if len_(args) > 1:
-                      raise TypeError_('tools.' + self.__name + '(): takes one dict or keyword arguments')
-                  a = args[0] if args else kwargs
-                  if not isinstance_(a, dict_):
-                      raise TypeError_('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
+                  if args:
+                      if kwargs:
+                          raise TypeError_('tools.' + self.__name + '(): pass a dict or keyword arguments, not both')
+                      if len_(args) > 1:
+                          raise TypeError_('tools.' + self.__name + '(): takes one dict or keyword arguments')
+                      a = args[0]
+                      if not isinstance_(a, dict_):
+                          raise TypeError_('tools.' + self.__name + '(): arguments must be a dict or keyword arguments')
+                  else:
+                      a = kwargs
                   r = raw(self.__name, a)
-                  body = loads(r[1:])
-                  if r[0] == 'R':
+                  if type_(r) is not str_:
+                      return None if r is None else r
+                  tag = r[0]
+                  if tag == 'S':
+                      return r[1:]
+                  body = scan(r, 1)[0]
+                  if tag == 'R':
                       return body
                   raise ToolError(body['message'], body['code'])
           Tool.__module__ = 'tools'
@@ -332,7 +356,29 @@ public final class ToolGateway {
           + " characters of JSON");
     }
     record(tool, json.length, start, Status.OK);
-    return "R" + text;
+    return language == Language.PYTHON ? forPython(result, text) : "R" + text;
+  }
+
+  /**
+   * What {@code raw} hands the Python wrapper for a checked result: a number, boolean or null as
+   * itself (GraalPy sees an {@code int}, {@code float}, {@code bool} or {@code None}), text as
+   * {@code "S" + text}, anything else as {@code "R" + json}. {@code json} is the result already
+   * checked and encoded, so every cap has been applied whatever form it takes.
+   */
+  private static Object forPython(Object result, String json) {
+    if (result == null || result instanceof Boolean) {
+      return result;
+    }
+    if (result instanceof Long || result instanceof Integer || result instanceof Short || result instanceof Byte) {
+      return ((Number) result).longValue();
+    }
+    if (result instanceof Double || result instanceof Float) {
+      return ((Number) result).doubleValue(); // finite: the JSON encoding refused anything else
+    }
+    if (result instanceof CharSequence || result instanceof Character) {
+      return "S" + result;
+    }
+    return "R" + json;
   }
 
   /**
