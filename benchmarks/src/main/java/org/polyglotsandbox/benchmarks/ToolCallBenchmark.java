@@ -45,6 +45,15 @@ import org.polyglotsandbox.Tool;
  * <p>Besides JMH's mean per call, each measured iteration of {@code roundTrip} prints the median and tail
  * of the time between consecutive handler calls ({@link Intervals}), one full round trip each.
  *
+ * <p>{@code result} picks what the tool answers: {@code NUMBER} (the sum, which Python receives as a
+ * plain {@code int}) or {@code OBJECT} ({@code {"sum": n}}, which crosses as JSON in both languages).
+ * JavaScript and Python run in the same JMH run, one fork per parameter set, so their numbers compare.
+ * Issue 19's Python run (target 4: at most 10 microseconds median from a warm run):
+ *
+ * <pre>{@code
+ * benchmarks/run 'ToolCallBenchmark.roundTrip' -wi 4 -w 2s -i 5 -r 2s
+ * }</pre>
+ *
  * <p>Target: under 5 microseconds median per call (optimizing runtime on, small arguments); see
  * {@code benchmarks/RESULTS.md}.
  */
@@ -69,6 +78,10 @@ public class ToolCallBenchmark {
   @Param({"HANDLER_THREAD", "INLINE"})
   public String placement;
 
+  /** What the tool answers: the sum as a number, or {@code {"sum": n}} (JSON on the way back). */
+  @Param({"NUMBER", "OBJECT"})
+  public String result;
+
   private final Intervals intervals = new Intervals();
   private PolyglotSandbox sandbox;
   private String toolLoop;
@@ -77,10 +90,14 @@ public class ToolCallBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    Tool.Builder builder = Tool.builder("add").parameters(PARAMETERS).result("{\"type\": \"integer\"}")
+    boolean object = "OBJECT".equals(result);
+    Tool.Builder builder = Tool.builder("add").parameters(PARAMETERS)
+        .result(object ? "{\"type\": \"object\", \"properties\": {\"sum\": {\"type\": \"integer\"}}}"
+            : "{\"type\": \"integer\"}")
         .maxCallsPerRun(CALLS).handler(args -> {
           intervals.call();
-          return ADD.call(args);
+          Object sum = ADD.call(args);
+          return object ? Map.of("sum", sum) : sum;
         });
     Tool add = "INLINE".equals(placement) ? builder.inline().build() : builder.build();
     Policy policy = Policy.computeOnly(language).toBuilder()
@@ -90,18 +107,18 @@ public class ToolCallBenchmark {
     if (!sandbox.isOptimizingRuntime()) {
       throw new IllegalStateException("not on the optimizing runtime: " + sandbox.runtimeName());
     }
-    toolLoop = loop("tools.add");
-    guestLoop = loop("add");
+    toolLoop = loop("tools.add", object);
+    guestLoop = loop("add", object);
     check(sandbox.run(language, toolLoop));
     check(sandbox.run(language, guestLoop));
   }
 
-  private String loop(String callee) {
+  private String loop(String callee, boolean object) {
     return language == Language.JAVASCRIPT
-        ? "const add = (o) => o.a + o.b;\nlet s = 0;\nfor (let i = 0; i < " + CALLS + "; i++) { s += "
-            + callee + "({a: i, b: 1}); }\ns"
-        : "def add(a, b):\n    return a + b\ns = 0\nfor i in range(" + CALLS + "):\n    s += " + callee
-            + "(a=i, b=1)\ns";
+        ? "const add = (o) => " + (object ? "({sum: o.a + o.b})" : "o.a + o.b") + ";\nlet s = 0;\nfor (let i = 0; i < "
+            + CALLS + "; i++) { s += " + callee + "({a: i, b: 1})" + (object ? ".sum" : "") + "; }\ns"
+        : "def add(a, b):\n    return " + (object ? "{'sum': a + b}" : "a + b") + "\ns = 0\nfor i in range(" + CALLS
+            + "):\n    s += " + callee + "(a=i, b=1)" + (object ? "['sum']" : "") + "\ns";
   }
 
   private static long check(ExecutionResult r) {
@@ -122,7 +139,7 @@ public class ToolCallBenchmark {
   public void printIntervals() {
     String summary = intervals.summaryAndClear();
     if (summary != null) {
-      System.out.println("\n# " + language + " " + placement + " per-call round trip: " + summary);
+      System.out.println("\n# " + language + " " + placement + " " + result + " per-call round trip: " + summary);
     }
   }
 
