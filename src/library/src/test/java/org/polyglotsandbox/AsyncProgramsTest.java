@@ -158,6 +158,11 @@ class AsyncProgramsTest {
         main()""");
     assertThatRun(raised).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();
     assertThat(raised.errorMessage()).get().asString().contains("no such key: zed");
+    // The sandbox's own reading never asks what the guest patched.
+    assertThatRun(sandbox.run(Language.PYTHON, """
+        import builtins
+        builtins.__import__ = lambda *a, **k: 'patched'
+        {'ran': [True]}""")).hasValue(Map.of("ran", List.of(true)));
     // Only exactly a coroutine is run: an object that claims to be one is copied as what it is.
     assertThatRun(sandbox.run(Language.PYTHON, """
         import types

@@ -44,13 +44,14 @@ public final class GuestMeasure {
           (o) => keys(o),
           null,
           (x, n) => typeof x,
-          (x) => x instanceof promise,
+          (x) => { try { return x instanceof promise; } catch (e) { return false; } },
         ];
       })()""", "output-boundary.js").internal(true).buildLiteral();
   private static final Source PYTHON = Source.newBuilder("python",
       "(''.__class__.__len__, lambda n, limit, b=(0).__class__.bit_length: b(n), repr, None, (0.0).__class__,"
           + " lambda x, n, t=type, name=type.__dict__['__name__'].__get__: name(t(x))[:n],"
-          + " lambda x, t=type, c=__import__('types').CoroutineType: t(x) is c)",
+          + " lambda x, t=type, name=type.__dict__['__name__'].__get__, module=type.__dict__['__module__'].__get__:"
+          + " name(t(x)) == 'coroutine' and module(t(x)) == 'builtins')",
       "output-boundary.py").internal(true).buildLiteral();
 
   private final Value length;
@@ -113,8 +114,9 @@ public final class GuestMeasure {
   }
 
   /**
-   * Whether the value is still to be awaited: a JavaScript Promise (an instance of the original
-   * {@code Promise}), a Python coroutine (exactly that type).
+   * Whether the value is still to be awaited: a JavaScript Promise (an instance of {@code Promise} as
+   * it was when this probe was made), a Python coroutine (its type's own name and module, read through
+   * {@code type}'s descriptors: nothing the guest imported or patched is asked).
    */
   boolean isUnsettled(Value v) {
     return unsettled.execute(v).asBoolean();

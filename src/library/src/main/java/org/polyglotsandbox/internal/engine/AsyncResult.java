@@ -23,12 +23,24 @@ import org.graalvm.polyglot.Value;
  */
 final class AsyncResult {
   /**
-   * Python: runs a coroutine (exactly that type, so nothing that merely claims to be one) to its end
-   * with {@code asyncio.run}, on the event loop the process shield provides; any other value is itself.
+   * Python, made with the context before any guest code runs: a function that runs a coroutine
+   * (exactly that type, so nothing that merely claims to be one) to its end with {@code asyncio.run}, on
+   * the event loop the process shield provides, and gives any other value back as itself. It holds the
+   * coroutine type, {@code type} and {@code __import__} as they were then, so a guest that patches them
+   * changes nothing here.
    */
-  private static final Source PYTHON_RUN = Source.newBuilder("python",
-      "(lambda v, t=type, c=__import__('types').CoroutineType: __import__('asyncio').run(v) if t(v) is c else v)",
-      "sandbox-settle.py").internal(true).buildLiteral();
+  static final Source PYTHON_RUNNER = Source.newBuilder("python", """
+      def __sandbox_runner():
+          del globals()['__sandbox_runner']
+          async def probe():
+              pass
+          c = probe()
+          coroutine = type(c)
+          c.close()
+          kind, load = type, __import__
+          return lambda v: load('asyncio').run(v) if kind(v) is coroutine else v
+      __sandbox_runner
+      """, "sandbox-settle.py").internal(true).buildLiteral();
   /** Rethrows a rejection's reason from guest code, so that it is classified like an uncaught throw. */
   private static final Source RETHROW =
       Source.newBuilder("js", "(function (reason) { throw reason; })", "sandbox-rethrow.js").internal(true)
@@ -89,13 +101,15 @@ final class AsyncResult {
    * Python: the value a coroutine returns when it is run to its end with {@code asyncio.run}, if the
    * program's value is a coroutine ({@code main()} instead of {@code asyncio.run(main())}), else the value.
    *
+   * @param runner the context's {@link #PYTHON_RUNNER} function
+   *
    * @throws PolyglotException what the coroutine raised, or a limit that stopped it
    */
-  static Value runCoroutine(Context context, Value value) {
+  static Value runCoroutine(Value runner, Value value) {
     if (!mayBeThenable(value)) {
       return value;
     }
-    return context.eval(PYTHON_RUN).execute(value);
+    return runner.execute(value);
   }
 
   /**

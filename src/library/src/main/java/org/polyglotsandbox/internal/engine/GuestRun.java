@@ -492,7 +492,7 @@ final class GuestRun {
       }
       value = script.language() == Language.JAVASCRIPT
           ? AsyncResult.settle(context, value, env.eventLoop(), () -> guard.tripped() != null || guard.isCancelled())
-          : AsyncResult.runCoroutine(context, value);
+          : AsyncResult.runCoroutine(env.coroutineRunner(), value);
       return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
     } catch (AsyncResult.Unsettled e) {
       if (guard.tripped() != null) {

@@ -52,6 +52,8 @@ final class RunEnvironment implements AutoCloseable {
   private ToolGateway gateway;
   /** JavaScript only: the context's timers and thenable subscription; null for Python. */
   private JavaScriptEventLoop eventLoop;
+  /** Python only: the context's coroutine runner ({@link AsyncResult#PYTHON_RUNNER}); null for JavaScript. */
+  private org.graalvm.polyglot.Value coroutineRunner;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -101,6 +103,7 @@ final class RunEnvironment implements AutoCloseable {
         // when it returns, and no guest code has run yet.
         ProcessShield.install(context, guard);
         pythonFs.homeLocated();
+        env.coroutineRunner = context.eval(AsyncResult.PYTHON_RUNNER).execute();
         org.graalvm.polyglot.Value prefix = context.eval(PYTHON_PREFIX);
         if (!prefix.isString() || !interpreterFiles.reportsVirtualHome(prefix.asString())) {
           throw new IllegalStateException("GraalPy found its home at " + prefix + ", not in the expected cache "
@@ -191,6 +194,11 @@ final class RunEnvironment implements AutoCloseable {
 
   Context context() {
     return context;
+  }
+
+  /** The context's coroutine runner (Python); null for JavaScript. */
+  org.graalvm.polyglot.Value coroutineRunner() {
+    return coroutineRunner;
   }
 
   /** The context's event loop (JavaScript); null for Python. */
