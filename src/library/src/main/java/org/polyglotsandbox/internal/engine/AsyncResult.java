@@ -25,7 +25,8 @@ final class AsyncResult {
   /**
    * Python, made with the context before any guest code runs: a function that runs a coroutine
    * (exactly that type, so nothing that merely claims to be one) to its end with {@code asyncio.run}, on
-   * the event loop the process shield provides, and gives any other value back as itself. It holds the
+   * the event loop the process shield provides, and gives any other value back as itself; either way it
+   * then flushes the original stdout and stderr (text written without a newline). It holds the
    * coroutine type, {@code type} and {@code __import__} as they were then, so a guest that patches them
    * changes nothing here.
    */
@@ -38,7 +39,17 @@ final class AsyncResult {
           coroutine = type(c)
           c.close()
           kind, load = type, __import__
-          return lambda v: load('asyncio').run(v) if kind(v) is coroutine else v
+          streams = (load('sys').stdout, load('sys').stderr)
+          def run(v):
+              try:
+                  return load('asyncio').run(v) if kind(v) is coroutine else v
+              finally:
+                  for s in streams:  # what the program wrote without a newline is output too
+                      try:
+                          s.flush()
+                      except Exception:
+                          pass
+          return run
       __sandbox_runner
       """, "sandbox-settle.py").internal(true).buildLiteral();
   /** Rethrows a rejection's reason from guest code, so that it is classified like an uncaught throw. */
@@ -106,10 +117,8 @@ final class AsyncResult {
    * @throws PolyglotException what the coroutine raised, or a limit that stopped it
    */
   static Value runCoroutine(Value runner, Value value) {
-    if (!mayBeThenable(value)) {
-      return value;
-    }
-    return runner.execute(value);
+    Value v = runner.execute(value);
+    return mayBeThenable(value) ? v : value;
   }
 
   /**
