@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
@@ -63,13 +64,13 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final SandboxCore core;
   private volatile boolean closed;
   /** Null unless built with {@link Builder#singleRun()}; then set once the one run is admitted. */
-  private final java.util.concurrent.atomic.AtomicBoolean ran;
+  private final AtomicBoolean ran;
 
   private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun) {
     this.policy = policy;
     this.tools = List.copyOf(tools);
     this.core = core;
-    this.ran = singleRun ? new java.util.concurrent.atomic.AtomicBoolean() : null;
+    this.ran = singleRun ? new AtomicBoolean() : null;
   }
 
   /** A builder; a policy is required. */

@@ -3,6 +3,7 @@ package org.polyglotsandbox;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -156,7 +157,7 @@ final class StubText {
   static final class Node {
     final String path;
     Tool tool;
-    final Map<String, Node> children = new java.util.LinkedHashMap<>();
+    final Map<String, Node> children = new LinkedHashMap<>();
 
     private Node(String path) {
       this.path = path;

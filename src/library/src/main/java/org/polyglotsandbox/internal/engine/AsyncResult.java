@@ -39,7 +39,8 @@ final class AsyncResult {
           coroutine = type(c)
           c.close()
           kind, load = type, __import__
-          streams = (load('sys').stdout, load('sys').stderr)
+          sys = load('sys')
+          streams = (sys.stdout, sys.stderr)
           def run(v):
               try:
                   return load('asyncio').run(v) if kind(v) is coroutine else v
@@ -117,12 +118,11 @@ final class AsyncResult {
    * @throws PolyglotException what the coroutine raised, or a limit that stopped it
    */
   static Value runCoroutine(Value runner, Value value) {
-    Value v = runner.execute(value);
-    return mayBeThenable(value) ? v : value;
+    return runner.execute(value);
   }
 
   /**
-   * Whether the value could be a thenable or a coroutine, from what the host learns without running
+   * Whether the value could be a thenable, from what the host learns without running
    * guest code: a guest object or function. Strings, numbers, booleans, null and host values never are.
    */
   private static boolean mayBeThenable(Value value) {

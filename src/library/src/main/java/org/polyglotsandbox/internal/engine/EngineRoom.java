@@ -382,7 +382,7 @@ final class EngineRoom extends SandboxCore {
       }
       ExecutionResult r = warmUpRun(language, WarmUp.code(language));
       if (language == Language.PYTHON) {
-        requireVirtualHome(r);
+        interpreterFiles.requireVirtualHome(r.value());
         interpreterFiles.verify();
       }
       // Every path a run can end on, taken once now: a class or call site first initialised later could
@@ -434,16 +434,8 @@ final class EngineRoom extends SandboxCore {
     if (!policy.allows(Language.PYTHON) || interpreterFiles.verifyIfExtracted()) {
       return;
     }
-    requireVirtualHome(warmUpRun(Language.PYTHON, "import sys\nsys.prefix"));
+    interpreterFiles.requireVirtualHome(warmUpRun(Language.PYTHON, "import sys\nsys.prefix").value());
     interpreterFiles.verify();
-  }
-
-  /** Fails unless a warm-up run's value, GraalPy's {@code sys.prefix}, is the virtual home. */
-  private void requireVirtualHome(ExecutionResult r) {
-    if (!(r.value() instanceof String prefix && interpreterFiles.reportsVirtualHome(prefix))) {
-      throw new IllegalStateException("GraalPy found its home at " + r.value() + ", not in the expected cache "
-          + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
-    }
   }
 
   private ExecutionResult warmUpRun(Language language, String code) {

@@ -10,6 +10,7 @@ import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.ResourceLimits;
 import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
@@ -53,7 +54,7 @@ final class RunEnvironment implements AutoCloseable {
   /** JavaScript only: the context's timers and thenable subscription; null for Python. */
   private JavaScriptEventLoop eventLoop;
   /** Python only: the context's coroutine runner ({@link AsyncResult#PYTHON_RUNNER}); null for JavaScript. */
-  private org.graalvm.polyglot.Value coroutineRunner;
+  private Value coroutineRunner;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -104,11 +105,8 @@ final class RunEnvironment implements AutoCloseable {
         ProcessShield.install(context, guard);
         pythonFs.homeLocated();
         env.coroutineRunner = context.eval(AsyncResult.PYTHON_RUNNER).execute();
-        org.graalvm.polyglot.Value prefix = context.eval(PYTHON_PREFIX);
-        if (!prefix.isString() || !interpreterFiles.reportsVirtualHome(prefix.asString())) {
-          throw new IllegalStateException("GraalPy found its home at " + prefix + ", not in the expected cache "
-              + interpreterFiles.pythonHomes() + "; set -Dpolyglot.engine.userResourceCache consistently");
-        }
+        Value prefix = context.eval(PYTHON_PREFIX);
+        interpreterFiles.requireVirtualHome(prefix.isString() ? prefix.asString() : prefix.toString());
       }
       if (!tools.isEmpty()) {
         env.gateway = tools.gateway(language, limits, guard);
@@ -197,7 +195,7 @@ final class RunEnvironment implements AutoCloseable {
   }
 
   /** The context's coroutine runner (Python); null for JavaScript. */
-  org.graalvm.polyglot.Value coroutineRunner() {
+  Value coroutineRunner() {
     return coroutineRunner;
   }
 

@@ -108,6 +108,19 @@ public final class InterpreterFiles {
   }
 
   /**
+   * Fails unless {@code prefix}, what a running GraalPy reports as {@code sys.prefix} (any value), is
+   * the virtual home ({@link #reportsVirtualHome}).
+   *
+   * @throws IllegalStateException naming where GraalPy found its home instead
+   */
+  public void requireVirtualHome(Object prefix) {
+    if (!(prefix instanceof String p && reportsVirtualHome(p))) {
+      throw new IllegalStateException("GraalPy found its home at " + prefix + ", not in the expected cache "
+          + pythonHomes + "; set -Dpolyglot.engine.userResourceCache consistently");
+    }
+  }
+
+  /**
    * The file system for a Python run: the run's own file system, with the Python home readable at its
    * virtual path and never writable. Call {@link PythonFileSystem#homeLocated()} once the context is
    * initialised.
