@@ -259,6 +259,9 @@ final class GuestRun {
           if (env != null) {
             env.close();
           }
+        } catch (RuntimeException | Error e) {
+          // The result is out; what failed here must not end the thread with a trace on System.err.
+          LOG.log(System.Logger.Level.ERROR, "closing a run's context failed", e);
         } finally {
           releaseWatch(); // only now is what the guest held unreachable
         }
