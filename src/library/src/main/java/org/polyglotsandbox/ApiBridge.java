@@ -39,6 +39,11 @@ final class ApiBridge extends ApiAccess {
   }
 
   @Override
+  public Policy policyForRun(Script script, Policy policy) {
+    return script.policyForRun(policy);
+  }
+
+  @Override
   public JsonSchema parameters(Tool tool) {
     return tool.compiledParameters();
   }

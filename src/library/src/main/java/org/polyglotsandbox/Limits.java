@@ -151,6 +151,43 @@ public final class Limits {
     return maxTotalOutputFileBytes;
   }
 
+  /**
+   * Checks that no limit here is above {@code ceiling}'s and that the stack size is the same (it is the
+   * size of the sandbox's run threads): what a {@link Script#withLimits script's limits} must meet.
+   *
+   * @throws IllegalArgumentException naming the first limit that breaks this, with both values
+   */
+  void requireWithin(Limits ceiling) {
+    above("maxStatements", maxStatements, ceiling.maxStatements);
+    above("wallTime", wallTime.toNanos(), ceiling.wallTime.toNanos(), wallTime, ceiling.wallTime);
+    above("maxCpuTime", maxCpuTime.toNanos(), ceiling.maxCpuTime.toNanos(), maxCpuTime, ceiling.maxCpuTime);
+    above("maxAllocatedBytes", maxAllocatedBytes, ceiling.maxAllocatedBytes);
+    above("maxFileBytes", maxFileBytes, ceiling.maxFileBytes);
+    above("maxFiles", maxFiles, ceiling.maxFiles);
+    above("maxOutputBytes", maxOutputBytes, ceiling.maxOutputBytes);
+    above("maxResultNodes", maxResultNodes, ceiling.maxResultNodes);
+    above("maxResultDepth", maxResultDepth, ceiling.maxResultDepth);
+    above("maxResultStringLength", maxResultStringLength, ceiling.maxResultStringLength);
+    above("maxResultChars", maxResultChars, ceiling.maxResultChars);
+    above("maxOutputFileBytes", maxOutputFileBytes, ceiling.maxOutputFileBytes);
+    above("maxTotalOutputFileBytes", maxTotalOutputFileBytes, ceiling.maxTotalOutputFileBytes);
+    if (stackSize != ceiling.stackSize) {
+      throw new IllegalArgumentException("a script's stackSize (" + stackSize + ") must be the policy's ("
+          + ceiling.stackSize + "): it is the size of the sandbox's run threads");
+    }
+  }
+
+  private static void above(String name, long value, long ceiling) {
+    above(name, value, ceiling, value, ceiling);
+  }
+
+  private static void above(String name, long value, long ceiling, Object shown, Object shownCeiling) {
+    if (value > ceiling) {
+      throw new IllegalArgumentException("a script's " + name + " (" + shown + ") is above the policy's ("
+          + shownCeiling + "): a script can lower a limit, never raise it");
+    }
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Limits l

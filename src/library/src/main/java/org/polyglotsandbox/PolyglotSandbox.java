@@ -153,7 +153,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
    *     not plain data, a declared output file lies outside every mount, or a file of the run
-   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits
+   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits, or
+   *     one of the script's own limits ({@link Script#withLimits}) is above the policy's
    * @throws RejectedExecutionException if the sandbox is at {@link Builder#maxConcurrentRuns} with
    *     {@link Builder#maxWaitingRuns} runs already waiting, or is so overloaded that the run did not
    *     start within {@link Builder#startTimeout}; either way the guest did not run, so the call may be
@@ -175,7 +176,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
    *     not plain data, a declared output file lies outside every mount, or a file of the run
-   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits
+   *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits, or
+   *     one of the script's own limits ({@link Script#withLimits}) is above the policy's
    * @throws IllegalStateException if the sandbox is closed
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
@@ -243,8 +245,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("policy does not allow language '" + script.language().id()
           + "' (allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
-    script.checkFilesAgainst(policy);
-    script.checkOutputFilesAgainst(policy);
+    Policy runPolicy = script.policyForRun(policy);
+    script.checkFilesAgainst(runPolicy);
+    script.checkOutputFilesAgainst(runPolicy);
     Map<String, String> inputs = new LinkedHashMap<>();
     script.inputs().forEach((name, value) -> {
       try {

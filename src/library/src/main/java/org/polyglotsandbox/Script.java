@@ -60,6 +60,8 @@ public final class Script {
   private final Map<String, RunFile> files;
   /** The embedder's attributes of the run, by name, in the order given. */
   private final Map<String, Attribute> attributes;
+  /** The run's own limits ({@link #withLimits}), or null for the policy's. */
+  private final Limits limits;
 
   /** An attribute's value and whether audit events carry it. */
   record Attribute(String value, boolean audited) {}
@@ -76,12 +78,13 @@ public final class Script {
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener) {
-    this(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, Map.of(), Map.of());
+    this(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, Map.of(), Map.of(), null);
   }
 
   private Script(Language language, String code, String name, Map<String, Object> inputs, JsonSchema resultSchema,
       Map<String, Boolean> outputFiles, String label, Consumer<? super ExecutionResult.OutputChunk> outputListener,
-      Map<String, RunFile> files, Map<String, Attribute> attributes) {
+      Map<String, RunFile> files, Map<String, Attribute> attributes, Limits limits) {
+    this.limits = limits;
     this.files = files;
     this.attributes = attributes;
     this.language = Objects.requireNonNull(language, "language");
@@ -137,7 +140,7 @@ public final class Script {
             + String.format("%04X", (int) label.charAt(i)) + ") at index " + i);
       }
     }
-    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, files, attributes);
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, files, attributes, limits);
   }
 
   /**
@@ -151,7 +154,7 @@ public final class Script {
    */
   public Script withOutputListener(Consumer<? super ExecutionResult.OutputChunk> listener) {
     Objects.requireNonNull(listener, "listener");
-    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener, files, attributes);
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener, files, attributes, limits);
   }
 
   /** The listener set by {@link #withOutputListener}, if any. */
@@ -238,7 +241,7 @@ public final class Script {
 
   /** This script under another name, as guest stack traces show it; a file name, never a host path. */
   public Script named(String name) {
-    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener, files, attributes);
+    return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener, files, attributes, limits);
   }
 
   /**
@@ -260,7 +263,7 @@ public final class Script {
       }
       copy.put(k, v);
     });
-    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label, outputListener, files, attributes);
+    return new Script(language, code, name, Collections.unmodifiableMap(copy), resultSchema, outputFiles, label, outputListener, files, attributes, limits);
   }
 
   /**
@@ -276,7 +279,7 @@ public final class Script {
    */
   public Script withResultSchema(String jsonSchema) {
     JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
-    return new Script(language, code, name, inputs, schema, outputFiles, label, outputListener, files, attributes);
+    return new Script(language, code, name, inputs, schema, outputFiles, label, outputListener, files, attributes, limits);
   }
 
   /**
@@ -327,7 +330,7 @@ public final class Script {
       throw new IllegalArgumentException("at most " + MAX_OUTPUT_FILES + " output files may be declared, not "
           + copy.size());
     }
-    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label, outputListener, files, attributes);
+    return new Script(language, code, name, inputs, resultSchema, Collections.unmodifiableMap(copy), label, outputListener, files, attributes, limits);
   }
 
   /**
@@ -398,7 +401,7 @@ public final class Script {
     }
     copy.put(p, new RunFile(p, content.clone(), mode == FileMode.WRITABLE));
     return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener,
-        Collections.unmodifiableMap(copy), attributes);
+        Collections.unmodifiableMap(copy), attributes, limits);
   }
 
   /** The files given by {@link #withFile}: normalized guest path to mode, in the order given. */
@@ -504,7 +507,7 @@ public final class Script {
           + " (adding " + name + ")");
     }
     return new Script(language, code, this.name, inputs, resultSchema, outputFiles, label, outputListener, files,
-        Collections.unmodifiableMap(copy));
+        Collections.unmodifiableMap(copy), limits);
   }
 
   /** The run's attributes ({@link #withAttribute}, {@link #withAuditedAttribute}), in the order set. */
@@ -523,6 +526,39 @@ public final class Script {
       }
     });
     return Collections.unmodifiableMap(out);
+  }
+
+  /**
+   * This script with limits of its own: its run gets these instead of the policy's. Each may only be
+   * lower than (or equal to) the policy's, and the stack size must be the policy's (it is the size of
+   * the sandbox's run threads): a server gives one tenant's or one request's run less than the
+   * sandbox allows, without a sandbox per tier. A run with its own limits always makes a fresh context
+   * (the warm pool's are made with the policy's statement limit). Checked when the script is run.
+   *
+   * @see PolyglotSandbox#run(Script)
+   */
+  public Script withLimits(Limits limits) {
+    Objects.requireNonNull(limits, "limits");
+    return new Script(language, code, name, inputs, resultSchema, outputFiles, label, outputListener, files,
+        attributes, limits);
+  }
+
+  /** The limits set by {@link #withLimits}, if any; without them the run has the policy's. */
+  public Optional<Limits> limits() {
+    return Optional.ofNullable(limits);
+  }
+
+  /**
+   * The policy this script runs under: {@code policy}, or {@code policy} with this script's limits.
+   *
+   * @throws IllegalArgumentException if one of this script's limits is above the policy's, naming it
+   */
+  Policy policyForRun(Policy policy) {
+    if (limits == null || limits.equals(policy.limits())) {
+      return policy;
+    }
+    limits.requireWithin(policy.limits());
+    return policy.toBuilder().limits(limits).build();
   }
 
   /** A normalized absolute guest path, each of whose names is also safe as a host file name. */

@@ -48,10 +48,17 @@ class TypeScriptClientTest {
     Path installed = dir.resolve("node_modules/@modelcontextprotocol/sdk/package.json");
     if (!Files.exists(installed) || !JSON.readTree(installed.toFile()).get("version").asText().equals(version)) {
       Files.writeString(dir.resolve("package.json"), "{\"name\": \"mcp-ts-client-test\", \"private\": true, \"type\": \"module\"}");
+      // Not inheritIO(): npm can leave the test JVM's stdin non-blocking (surefire then loses its command
+      // channel: "std/in stream corrupted", and the fork does not exit), and its output on the JVM's own
+      // stdout corrupts surefire's stream.
+      Path log = dir.resolve("npm-install.log");
       Process npm = new ProcessBuilder("npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-          "@modelcontextprotocol/sdk@" + version).directory(dir.toFile()).inheritIO().start();
+          "@modelcontextprotocol/sdk@" + version).directory(dir.toFile())
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       assertThat(npm.waitFor(10, TimeUnit.MINUTES)).as("npm install finished").isTrue();
-      assertThat(npm.exitValue()).as("npm install @modelcontextprotocol/sdk@" + version).isZero();
+      assertThat(npm.exitValue()).as("npm install @modelcontextprotocol/sdk@%s: %s", version,
+          Files.readString(log, StandardCharsets.UTF_8)).isZero();
     }
   }
 

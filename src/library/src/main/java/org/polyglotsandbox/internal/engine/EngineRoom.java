@@ -249,8 +249,10 @@ final class EngineRoom extends SandboxCore {
   /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
   private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos) {
     WarmPool<Language, RunEnvironment> p = pool;
-    RunEnvironment prepared = p == null ? null : p.poll(script.language());
-    GuestRun run = new GuestRun(engine, api, policy, interpreterFiles, watchdog,
+    Policy runPolicy = api.policyForRun(script, policy);
+    // The pool's contexts are made with the policy's limits (the statement limit is the context's).
+    RunEnvironment prepared = p == null || runPolicy != policy ? null : p.poll(script.language());
+    GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog,
         p == null ? runThreads : thenTopUp(p, script.language()), sources, script, inputs, toolRegistry, prepared,
         calledNanos, startTimeout);
     run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());

@@ -34,6 +34,7 @@ import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Script;
+import org.polyglotsandbox.internal.PythonJson;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
 import org.polyglotsandbox.internal.boundary.OutputFileCollector;
@@ -86,8 +87,9 @@ final class GuestRun {
   // Internal sources are constants: the engine keeps their code only while the Source object lives.
   private static final Source JAVASCRIPT_INPUT_PARSER =
       Source.newBuilder("js", "JSON.parse", "inputs").internal(true).buildLiteral();
-  private static final Source PYTHON_INPUT_PARSER =
-      Source.newBuilder("python", "__import__('json').loads", "inputs").internal(true).buildLiteral();
+  private static final Source PYTHON_INPUT_PARSER = Source.newBuilder("python",
+      "(lambda scan: lambda text: scan(text, 0)[0])(" + PythonJson.SCANNER + ")", "inputs").internal(true)
+      .buildLiteral();
   /**
    * GraalPy answers a program whose last statement is not an expression, or whose last expression is
    * None, with the {@code __main__} module itself; that module, read before the guest runs, is how the

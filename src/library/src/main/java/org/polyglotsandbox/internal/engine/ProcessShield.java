@@ -65,7 +65,11 @@ final class ProcessShield {
   // A constant, so the engine keeps its code (it does only while the Source object lives).
   private static final Source PYTHON = Source.newBuilder("python", """
       def __sandbox_shield(report):
-          import sys, posix, os, _signal, time, pwd, _socket, _thread
+          # Only built-in modules: os and signal (and enum, re, ... behind them) cost a fresh context
+          # hundreds of ms to import, so they are left to the guest. They copy the functions replaced below
+          # from posix and _signal when they are imported, and are patched here only if already loaded.
+          import sys, posix, _signal, time, pwd, _socket, _thread
+          os = sys.modules.get('os')
           PermissionError_ = PermissionError
 
           def deny(index, what):
@@ -232,19 +236,19 @@ final class ProcessShield {
                   f.__module__ = module.__name__ if module is not os else 'posix'
                   setattr(module, name, f)
 
-          signal_module = __import__('signal')
+          signal_module = sys.modules.get('signal')
           replaced = {'signal': signal, 'getsignal': getsignal, 'siginterrupt': siginterrupt,
                       'set_wakeup_fd': set_wakeup_fd, 'alarm': alarm, 'setitimer': setitimer,
                       'getitimer': getitimer, 'raise_signal': raise_signal}
           for name, f in replaced.items():
               put(_signal, name, f)
               # signal.py wraps signal and getsignal (they call _signal's at call time) and copies the rest.
-              g = vars(signal_module).get(name)
+              g = vars(signal_module).get(name) if signal_module is not None else None
               if g is not None and name in ('signal', 'getsignal'):
                   g.__wrapped__ = f
               elif g is not None:
                   setattr(signal_module, name, f)
-          for m in (posix, os):
+          for m in (posix, os) if os is not None else (posix,):
               for name, f in (('kill', kill), ('killpg', killpg), ('getuid', getuid), ('getgid', getgid),
                               ('getpid', getpid), ('getppid', getppid), ('getpgid', getpgid),
                               ('getsid', getsid), ('getpgrp', getpgrp), ('uname', uname),

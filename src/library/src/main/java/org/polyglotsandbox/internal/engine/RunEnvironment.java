@@ -37,10 +37,10 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  */
 final class RunEnvironment implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
-  /** A constant, so the engine keeps its code (it does only while the Source object lives). */
-  private static final Source PYTHON_PREPARE =
-      Source.newBuilder("python", "__import__('json')", "prepare").internal(true).buildLiteral();
-  /** GraalPy's prefix, checked in every Python context before any guest code (a host path must never show). */
+  /**
+   * GraalPy's prefix, checked in every Python context before any guest code (a host path must never
+   * show). A constant, so the engine keeps its code (it does only while the Source object lives).
+   */
   private static final Source PYTHON_PREFIX =
       Source.newBuilder("python", "__import__('sys').prefix", "prefix").internal(true).buildLiteral();
 
@@ -125,10 +125,6 @@ final class RunEnvironment implements AutoCloseable {
    */
   RunEnvironment initialize() {
     context.initialize(language.id());
-    if (language == Language.PYTHON) {
-      // Binding inputs uses json; importing it here takes it off the run's path. It binds no name.
-      context.eval(PYTHON_PREPARE);
-    }
     context.resetLimits();
     return this;
   }

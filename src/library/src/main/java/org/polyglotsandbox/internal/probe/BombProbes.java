@@ -13,7 +13,7 @@ import org.polyglotsandbox.Tool;
 /**
  * Resource bombs: whole programs that run until a limit stops them (statements, CPU, memory, output,
  * stack, wall time, files, tool calls) or return a result the output boundary must refuse. Each runs
- * alone in a sandbox that keeps its cap short ({@link SandboxKind}); it counts as blocked only when
+ * alone, with limits that keep its cap short ({@link RunKind}); it counts as blocked only when
  * its own limit stopped it.
  */
 final class BombProbes {

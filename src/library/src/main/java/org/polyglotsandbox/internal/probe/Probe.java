@@ -46,7 +46,7 @@ record Probe(String id, Language language, Kind kind, Operation operation, Strin
     STATE,
     /**
      * A whole program in its own run of a sandbox with the policy's permissions and its {@link #limit}
-     * short (see {@link SandboxKind}).
+     * short (see {@link RunKind}).
      */
     BOMB
   }

@@ -292,7 +292,7 @@ final class ProbeFixtures implements AutoCloseable {
     d.put("writableDir", w == null ? null : w.mount().guestPath());
     d.put("tools", List.copyOf(policy.tools()));
     d.put("toolArgs", toolArguments);
-    d.put("bombResultNodes", (long) SandboxKind.COUNTS.limits(policy.limits()).maxResultNodes());
+    d.put("bombResultNodes", (long) RunKind.COUNTS.limits(policy.limits()).maxResultNodes());
     Map<String, Object> markerPaths = new LinkedHashMap<>();
     markers.forEach((id, p) -> markerPaths.put(id, p.toString()));
     d.put("markers", markerPaths);

@@ -13,17 +13,21 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import org.polyglotsandbox.EscapeProbe;
+import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolicyReport;
+import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.spi.ProbeSuite;
 
 /**
  * Runs the escape probe: prepares the host fixtures, plans the battery for the policy's mounts and
- * tools, runs it language by language ({@link LanguageRun}) and returns every probe's result, in the
- * battery's order. {@link EscapeProbe} is its only caller outside this package.
+ * tools, runs each language's part ({@link LanguageRun}, the languages side by side) and returns every
+ * probe's result, in the battery's order. {@link EscapeProbe} is its only caller outside this package.
  *
  * <p>{@code -Dsandbox.probe.trace=true} prints when each sandbox and run starts to stderr.
  */
@@ -33,11 +37,16 @@ public final class ProbeRunner {
 
   private final ProbeSuite.Settings settings;
   private final List<Probe> extra;
+  /** Runs at once, in all languages together: the parallelism, at most the processors. */
+  private final int parallelism;
+  private final Semaphore running;
 
   /** @param extra probes to run besides the standard battery (tests plant wrong expectations with them) */
   ProbeRunner(ProbeSuite.Settings settings, List<Probe> extra) {
     this.settings = settings;
     this.extra = List.copyOf(extra);
+    this.parallelism = Math.max(1, Math.min(settings.parallelism(), Runtime.getRuntime().availableProcessors()));
+    this.running = new Semaphore(parallelism);
   }
 
   /**
@@ -56,14 +65,40 @@ public final class ProbeRunner {
       probes.addAll(extra);
       Map<String, Object> data = fixtures.data(toolArguments());
       Judge judge = new Judge(settings.declared());
+      List<Callable<List<EscapeProbe.Result>>> perLanguage = new ArrayList<>();
       for (Language language : languages) {
         List<Probe> mine = probes.stream().filter(p -> p.language() == language).toList();
         if (!mine.isEmpty()) {
-          results.addAll(new LanguageRun(this, language, mine, data, judge).run());
+          perLanguage.add(() -> new LanguageRun(this, language, mine, data, judge).run());
         }
+      }
+      // The languages go side by side: one's sandbox start-up and state runs (which go one at a time)
+      // overlap the other's runs; the runs of both together stay within the parallelism.
+      for (List<EscapeProbe.Result> r : inParallel(perLanguage, perLanguage.size(), "sandbox-probe-language")) {
+        results.addAll(r);
       }
     }
     return List.copyOf(results);
+  }
+
+  /**
+   * One probe run, counted against the parallelism (the languages' runs together).
+   *
+   * @throws CancellationException if the calling thread is interrupted while it waits (the interrupt
+   *     status is kept)
+   */
+  ExecutionResult run(PolyglotSandbox sandbox, Script script) {
+    try {
+      running.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CancellationException("the escape probe was interrupted");
+    }
+    try {
+      return sandbox.run(script);
+    } finally {
+      running.release();
+    }
   }
 
   /** The battery for the policy: its allowed tools as registered, in the policy's order, and the names to refuse. */
@@ -106,19 +141,25 @@ public final class ProbeRunner {
    * battery in about half the time. The result does not depend on the order.
    */
   void runAll(List<Callable<Void>> tasks) {
-    int threads = Math.max(1, Math.min(settings.parallelism(), Runtime.getRuntime().availableProcessors()));
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> Thread.ofPlatform().daemon()
-        .name("sandbox-probe").unstarted(r));
+    inParallel(tasks, parallelism, "sandbox-probe");
+  }
+
+  /** Calls every task on at most {@code threads} threads and returns their results in order. */
+  private static <T> List<T> inParallel(List<Callable<T>> tasks, int threads, String name) {
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> Thread.ofPlatform().daemon()
+        .name(name).unstarted(r));
     try {
-      List<Future<Void>> futures = new ArrayList<>();
+      List<Future<T>> futures = new ArrayList<>();
       tasks.forEach(t -> futures.add(pool.submit(t)));
-      for (Future<Void> f : futures) {
+      List<T> out = new ArrayList<>();
+      for (Future<T> f : futures) {
         try {
-          f.get();
+          out.add(f.get());
         } catch (ExecutionException e) {
           throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
         }
       }
+      return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new CancellationException("the escape probe was interrupted");

@@ -12,8 +12,8 @@
  *       {@code EnvironmentProbes}, {@code StateProbes}, {@code BombProbes}) holding its guest code as
  *       constants.
  *   <li>{@code Judge} holds the evidence rules; {@code ProbeFixtures} the host side (a secret file and
- *       module, marker paths, loopback listeners, mount samples); {@code SandboxKind} the limits of
- *       each sandbox; {@code GuestDriver} the guest program that runs the probe bodies.
+ *       module, marker paths, loopback listeners, mount samples); {@code RunKind} the limits of
+ *       each kind of run; {@code GuestDriver} the guest program that runs the probe bodies.
  * </ul>
  *
  * <p>What it may touch: only the library's exported API ({@code org.polyglotsandbox}) and the JDK. It

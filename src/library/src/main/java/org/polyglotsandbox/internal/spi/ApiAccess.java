@@ -3,6 +3,7 @@ package org.polyglotsandbox.internal.spi;
 import java.util.List;
 import java.util.Map;
 import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.boundary.JsonSchema;
@@ -29,6 +30,12 @@ public abstract class ApiAccess {
 
   /** The files the script hands to its run alone ({@code Script.withFile}), in the order given. */
   public abstract List<RunFile> runFiles(Script script);
+
+  /**
+   * The policy the script's run has: the sandbox's, or the sandbox's with the script's own limits
+   * ({@code Script.withLimits}), the same object when the script has none.
+   */
+  public abstract Policy policyForRun(Script script, Policy policy);
 
   /** The tool's compiled parameter schema. */
   public abstract JsonSchema parameters(Tool tool);

@@ -26,6 +26,7 @@ import org.polyglotsandbox.SandboxEvent.ToolCall.Status;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
+import org.polyglotsandbox.internal.PythonJson;
 import org.polyglotsandbox.internal.boundary.GuestMeasure;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
@@ -115,14 +116,14 @@ public final class ToolGateway {
    * <p>Per call it does as little as it can in Python, because only this source's code is shared (and
    * compiled) across contexts, while the standard library's is parsed and interpreted afresh in each
    * one: a number, boolean or {@code None} comes back as itself, a string as {@code "S" + text}, and
-   * only lists, maps, big numbers and errors as JSON, read with the JSON module's scanner (written in
-   * Java) instead of {@code json.loads} (Python). Tool nodes ({@code tools.kv}, {@code tools.kv.get})
+   * only lists, maps, big numbers and errors as JSON, read with the {@code _json} module's scanner
+   * (written in Java, {@link PythonJson}) instead of {@code json.loads} (Python), with no import of
+   * {@code json}. Tool nodes ({@code tools.kv}, {@code tools.kv.get})
    * are kept once made, up to 256 names.
    */
   private static final String PYTHON_WRAPPER = """
       def _polyglot_sandbox_tools(raw):
-          import json
-          scan = json.decoder.JSONDecoder().scan_once
+          scan = JSON_SCANNER
           isinstance_, len_, dict_, str_, type_ = isinstance, len, dict, str, type
           TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
           setattr_ = object.__setattr__
@@ -186,7 +187,8 @@ public final class ToolGateway {
   private static final Source JAVASCRIPT_INSTALL =
       Source.newBuilder("js", JAVASCRIPT_WRAPPER, "sandbox-tools.js").internal(true).buildLiteral();
   private static final Source PYTHON_INSTALL =
-      Source.newBuilder("python", PYTHON_WRAPPER, "sandbox-tools.py").internal(true).buildLiteral();
+      Source.newBuilder("python", PYTHON_WRAPPER.replace("JSON_SCANNER", PythonJson.SCANNER), "sandbox-tools.py")
+          .internal(true).buildLiteral();
 
   private final Map<String, ToolBinding> tools;
   private final Language language;

@@ -5,12 +5,12 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 
 /**
- * The sandboxes the escape probe builds for one language: all with the policy's permissions, each with
- * its own limits. The access probes get the policy's limits with time and allocation raised, so a slow
- * machine cannot make a probe inconclusive; each bomb gets a sandbox that keeps the cap it attacks short
- * and the others out of its way.
+ * The kinds of run the escape probe makes in a language, each with its own limits (one sandbox holds
+ * them all: {@link #ceiling}). The access probes get the policy's limits with time and allocation
+ * raised, so a slow machine cannot make a probe inconclusive; each bomb gets limits that keep the cap
+ * it attacks short and the others out of its way.
  */
-enum SandboxKind {
+enum RunKind {
   /** The access, state and exit probes: the policy's limits, time, statements and allocation raised. */
   ACCESS,
   /** Bombs of the statement, memory, output, result, file and tool-call caps (the policy's, or shorter). */
@@ -25,8 +25,8 @@ enum SandboxKind {
    */
   STACK_DEPTH;
 
-  /** The sandbox a bomb runs in: {@code limit} is the one that must stop it, null for a refused result. */
-  static SandboxKind ofBomb(Limit limit) {
+  /** The kind of a bomb's run: {@code limit} is the one that must stop it, null for a refused result. */
+  static RunKind ofBomb(Limit limit) {
     if (limit == null) {
       return COUNTS; // a result for the output boundary to refuse
     }
@@ -39,7 +39,7 @@ enum SandboxKind {
   }
 
   /**
-   * This sandbox's limits for a policy's. For the bombs: the caps under test short, the wall clock and
+   * This kind's limits for a policy's. For the bombs: the caps under test short, the wall clock and
    * CPU generous (so a busy machine cannot make another cap trip first), file caps and stack as the
    * policy has them.
    */
@@ -67,6 +67,27 @@ enum SandboxKind {
       case WALL -> b.wallTime(min(l.wallTime(), Duration.ofSeconds(1))).build();
       case STACK_DEPTH, ACCESS -> b.build();
     };
+  }
+
+  /**
+   * The limits of the one sandbox the escape probe runs a language in: for each limit, the highest any
+   * kind has for {@code l}, so that every kind's {@link #limits} are within it.
+   */
+  static Limits ceiling(Limits l) {
+    Duration wall = l.wallTime();
+    Duration cpu = l.maxCpuTime();
+    long statements = l.maxStatements();
+    long allocated = l.maxAllocatedBytes();
+    for (RunKind k : values()) {
+      Limits m = k.limits(l);
+      wall = max(wall, m.wallTime());
+      cpu = max(cpu, m.maxCpuTime());
+      statements = Math.max(statements, m.maxStatements());
+      allocated = Math.max(allocated, m.maxAllocatedBytes());
+    }
+    // The other limits no kind raises above the policy's.
+    return l.toBuilder().wallTime(wall).maxCpuTime(cpu).maxStatements(statements).maxAllocatedBytes(allocated)
+        .build();
   }
 
   private static Duration max(Duration a, Duration b) {
