@@ -56,6 +56,30 @@ class HostileOutputTest {
 
   // ---- the value: caps, cycles, hostile guest code ----
 
+  /**
+   * The boundary's own functions are taken from the context before the guest runs: a guest that replaces
+   * what they would otherwise look up (JavaScript's Object.keys, String, Promise; Python's type and
+   * repr, patched so that every value looks like a coroutine) gets its plain value back unchanged.
+   */
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void replacedBuiltins_doNotChangeHowTheResultIsRead(Language language) {
+    ExecutionResult r = run(language, String.join("\n",
+            "Object.keys = () => ['forged'];",
+            "String = () => 'forged';",
+            "globalThis.Promise = function () {};",
+            "({a: 1, b: [2, 'x', 2.5], c: {d: true}})"),
+        String.join("\n",
+            "import builtins",
+            "class coroutine: pass",
+            "coroutine.__module__ = 'builtins'",
+            "real_type = type",
+            "builtins.type = lambda *a: coroutine if len(a) == 1 else real_type(*a)",
+            "builtins.repr = lambda x: 'forged'",
+            "{'a': 1, 'b': [2, 'x', 2.5], 'c': {'d': True}}"));
+    assertThatRun(r).hasValue(Map.of("a", 1L, "b", List.of(2L, "x", 2.5), "c", Map.of("d", true)));
+  }
+
   @ParameterizedTest
   @EnumSource(Language.class)
   void cyclicValue_isRejected_namingWhereTheCycleCloses(Language language) {

@@ -58,6 +58,16 @@ public final class ValueCopier {
         limits.maxResultChars(), "result", false);
   }
 
+  /**
+   * A result copier that asks {@code measure}, made in the run's context before any guest code ran: a
+   * guest that replaces {@code Object.keys}, {@code String}, {@code Promise}, {@code type} or {@code repr}
+   * changes nothing the copy relies on.
+   */
+  public ValueCopier(Language language, Limits limits, GuestMeasure measure) {
+    this(language, limits);
+    this.measure = java.util.Objects.requireNonNull(measure, "measure");
+  }
+
   private ValueCopier(Language language, int maxNodes, int maxDepth, int maxString, long maxChars, String what,
       boolean plainDataOnly) {
     this.language = language;

@@ -498,7 +498,7 @@ final class GuestRun {
       value = script.language() == Language.JAVASCRIPT
           ? AsyncResult.settle(context, value, env.eventLoop(), () -> guard.tripped() != null || guard.isCancelled())
           : AsyncResult.runCoroutine(env.coroutineRunner(), value);
-      return new Raw(new ValueCopier(script.language(), limits).copy(value), null);
+      return new Raw(new ValueCopier(script.language(), limits, env.measure()).copy(value), null);
     } catch (AsyncResult.Unsettled e) {
       if (guard.tripped() != null) {
         return new Raw(null, null); // a limit stopped the wait for a timer

@@ -17,6 +17,7 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
+import org.polyglotsandbox.internal.boundary.GuestMeasure;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.filesystem.JavaScriptFileApi;
@@ -51,6 +52,7 @@ final class RunEnvironment implements AutoCloseable {
   private final Context context;
   /** The run's tool gateway, or null when the sandbox has no tools. */
   private ToolGateway gateway;
+  private GuestMeasure measure;
   /** JavaScript only: the context's timers and thenable subscription; null for Python. */
   private JavaScriptEventLoop eventLoop;
   /** Python only: the context's coroutine runner ({@link AsyncResult#PYTHON_RUNNER}); null for JavaScript. */
@@ -108,9 +110,12 @@ final class RunEnvironment implements AutoCloseable {
         Value prefix = context.eval(PYTHON_PREFIX);
         interpreterFiles.requireVirtualHome(prefix.isString() ? prefix.asString() : prefix.toString());
       }
+      // Before any guest code: the output boundary and the tool gateway ask the language's own
+      // functions, which a guest may replace later.
+      env.measure = GuestMeasure.in(context, language);
       if (!tools.isEmpty()) {
         env.gateway = tools.gateway(language, limits, guard);
-        env.gateway.install(context);
+        env.gateway.install(context, env.measure);
       }
     } catch (RuntimeException e) {
       env.close();
@@ -193,6 +198,11 @@ final class RunEnvironment implements AutoCloseable {
   /** The context's coroutine runner (Python); null for JavaScript. */
   Value coroutineRunner() {
     return coroutineRunner;
+  }
+
+  /** The output boundary's functions, made in the context before any guest code. */
+  GuestMeasure measure() {
+    return measure;
   }
 
   /** The context's event loop (JavaScript); null for Python. */

@@ -225,9 +225,9 @@ public final class ToolGateway {
     return new Tool.Call(tool.name(), guard.runId(), label, attributes);
   }
 
-  /** Defines {@code tools} in a fresh context. */
-  public void install(Context context) {
-    measure = GuestMeasure.in(context, language);
+  /** Defines {@code tools} in a fresh context; {@code measure} was made in it before any guest code. */
+  public void install(Context context, GuestMeasure measure) {
+    this.measure = measure;
     ProxyExecutable raw = this::call;
     if (language == Language.JAVASCRIPT) {
       context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
