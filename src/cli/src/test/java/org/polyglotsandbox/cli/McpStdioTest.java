@@ -33,7 +33,8 @@ class McpStdioTest {
   static void start() throws IOException {
     Path policy = dir.resolve("policy.json");
     Files.writeString(policy, """
-        {"languages": ["js", "python"], "limits": {"wallTime": "1s"}, "tools": ["kv.get", "kv.put"]}""");
+        {"languages": ["js", "python"], "limits": {"wallTime": "1s", "maxStatements": 1000000000000000},
+         "tools": ["kv.get", "kv.put"]}""");
     server = new McpServerProcess("--policy", policy.toString(), "--expose-tools");
   }
 
