@@ -48,28 +48,23 @@ public final class ValueCopier {
   private final List<Value> ancestors = new ArrayList<>();
   /** Where the copy is: list indexes (Long) and map keys (String). */
   private final List<Object> segments = new ArrayList<>();
-  private GuestMeasure measure;
+  /** The guest functions the copy asks, made in the run's context before any guest code ran. */
+  private final GuestMeasure measure;
   private int nodes;
   private long chars;
 
-  /** A copier for a run's result, under the result caps of {@code limits}. */
-  public ValueCopier(Language language, Limits limits) {
-    this(language, limits.maxResultNodes(), limits.maxResultDepth(), limits.maxResultStringLength(),
-        limits.maxResultChars(), "result", false);
-  }
-
   /**
-   * A result copier that asks {@code measure}, made in the run's context before any guest code ran: a
-   * guest that replaces {@code Object.keys}, {@code String}, {@code Promise}, {@code type} or {@code repr}
-   * changes nothing the copy relies on.
+   * A copier for a run's result, under the result caps of {@code limits}, that asks {@code measure}
+   * (made in the run's context before any guest code ran: a guest that replaces {@code Object.keys},
+   * {@code String}, {@code Promise}, {@code type} or {@code repr} changes nothing the copy relies on).
    */
   public ValueCopier(Language language, Limits limits, GuestMeasure measure) {
-    this(language, limits);
-    this.measure = java.util.Objects.requireNonNull(measure, "measure");
+    this(language, limits.maxResultNodes(), limits.maxResultDepth(), limits.maxResultStringLength(),
+        limits.maxResultChars(), "result", false, measure);
   }
 
   private ValueCopier(Language language, int maxNodes, int maxDepth, int maxString, long maxChars, String what,
-      boolean plainDataOnly) {
+      boolean plainDataOnly, GuestMeasure measure) {
     this.language = language;
     this.maxNodes = maxNodes;
     this.maxDepth = maxDepth;
@@ -77,23 +72,17 @@ public final class ValueCopier {
     this.maxChars = maxChars;
     this.what = what;
     this.plainDataOnly = plainDataOnly;
+    this.measure = java.util.Objects.requireNonNull(measure, "measure");
   }
 
   /**
    * A copier for tool arguments: only null, booleans, numbers, strings, arrays/lists/tuples and plain
    * objects/dicts; anything else raises {@link NotPlainDataException}. {@code maxString} bounds each
-   * string and all text together.
+   * string and all text together. {@code measure} was made once for the run's context, before its guest.
    */
-  public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString) {
-    return new ValueCopier(language, maxNodes, maxDepth, maxString, maxString, "arguments", true);
-  }
-
-  /** {@link #forArguments(Language, int, int, int)} with a measure made once for the run's context. */
   public static ValueCopier forArguments(Language language, int maxNodes, int maxDepth, int maxString,
       GuestMeasure measure) {
-    ValueCopier copier = forArguments(language, maxNodes, maxDepth, maxString);
-    copier.measure = measure;
-    return copier;
+    return new ValueCopier(language, maxNodes, maxDepth, maxString, maxString, "arguments", true, measure);
   }
 
   /**
@@ -156,13 +145,6 @@ public final class ValueCopier {
     return reject(Reason.UNREADABLE, "it changed while it was read", "changed while they were read (at " + path + ")");
   }
 
-  private GuestMeasure measure(Value v) {
-    if (measure == null) {
-      measure = GuestMeasure.in(v.getContext(), language);
-    }
-    return measure;
-  }
-
   private Object copy(Value v, int depth) {
     if (++nodes > maxNodes) {
       throw tooMany();
@@ -210,7 +192,7 @@ public final class ValueCopier {
       if (executable) {
         return SKIP;
       }
-      if (language == Language.PYTHON && measure(v).isUnsettled(v)) {
+      if (language == Language.PYTHON && measure.isUnsettled(v)) {
         throw unsettled("a coroutine");
       }
       return text(v);
@@ -244,7 +226,7 @@ public final class ValueCopier {
 
   /** A guest string as host text, its length checked against the caps before it is copied. */
   private String string(Value v, String kind) {
-    long length = measure(v).length(v);
+    long length = measure.length(v);
     checkText(length, kind);
     String s = v.asString();
     // Python counts code points; the host counts UTF-16 units, up to twice as many.
@@ -273,7 +255,7 @@ public final class ValueCopier {
 
   /** The guest's own text form of a value ({@code String(x)}, {@code repr(x)}), checked like a string. */
   private String text(Value v) {
-    Value t = measure(v).text(v);
+    Value t = measure.text(v);
     if (!t.isString()) {
       throw reject(Reason.UNREADABLE, "its text form is not a string", "could not be read");
     }
@@ -282,14 +264,14 @@ public final class ValueCopier {
 
   private Object number(Value v) {
     if (v.fitsInLong() || v.fitsInBigInteger()) {
-      boolean pythonFloat = language == Language.PYTHON && measure(v).isPythonFloat(v);
+      boolean pythonFloat = language == Language.PYTHON && measure.isPythonFloat(v);
       if (!pythonFloat && v.fitsInLong()) {
         return v.asLong();
       }
       if (!pythonFloat) {
         // Enough bits for maxString decimal digits; log10(2) ~ 0.30103.
         long limitBits = (long) Math.ceil(maxString / 0.30103) + 4;
-        long bits = measure(v).bits(v, limitBits);
+        long bits = measure.bits(v, limitBits);
         if (bits > limitBits && language == Language.JAVASCRIPT) { // JavaScript stops counting at the limit
           checkText(Long.MAX_VALUE, "a number", "digits");
         }
@@ -318,8 +300,8 @@ public final class ValueCopier {
    * characters: a class name is guest data, and may be a million characters long.
    */
   private String kind(Value v) {
-    Value name = measure(v).kind(v, KIND_SHOWN);
-    if (name == null || !name.isString() || measure(v).length(name) > KIND_SHOWN) {
+    Value name = measure.kind(v, KIND_SHOWN);
+    if (name == null || !name.isString() || measure.length(name) > KIND_SHOWN) {
       return "this value";
     }
     String s = TextSanitizer.oneLine(name.asString(), KIND_SHOWN);
@@ -369,9 +351,9 @@ public final class ValueCopier {
 
   /** A JavaScript object: its own enumerable string keys, each value read once (getters run here). */
   private Map<String, Object> members(Value v, int depth) {
-    Value keys = measure(v).keys(v);
+    Value keys = measure.keys(v);
     long size = keys.hasArrayElements() ? keys.getArraySize() : 0;
-    if (size == 0 && measure(v).isUnsettled(v)) { // a Promise has no keys of its own: asked of empty objects only
+    if (size == 0 && measure.isUnsettled(v)) { // a Promise has no keys of its own: asked of empty objects only
       throw unsettled("a Promise");
     }
     if (size > maxNodes - nodes) {
