@@ -1,5 +1,6 @@
 package org.polyglotsandbox;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,7 +8,7 @@ import java.util.Map;
 /**
  * Entry point for {@link BombBatteryTest}, run in a forked JVM with a small heap: every resource bomb in
  * both languages, one line each ({@code BOMB name outcome limit wallMillis cpuMillis allocatedBytes
- * messageLength message}), then {@code HEALTHY} if ordinary programs still run.
+ * messageLength message @uptimeMillis}), then {@code HEALTHY} if ordinary programs still run.
  */
 public final class BombBatteryMain {
   static final Limits LIMITS = Limits.builder()
@@ -65,7 +66,8 @@ public final class BombBatteryMain {
             + " " + r.usage().wallTime().toMillis() + " " + r.usage().cpuTime().toMillis() + " "
             + r.usage().allocatedBytes() + " "
             + r.errorMessage().map(String::length).orElse(0) + " "
-            + r.errorMessage().map(m -> m.substring(0, Math.min(80, m.length())).replaceAll("\\s", "_")).orElse("-"));
+            + r.errorMessage().map(m -> m.substring(0, Math.min(80, m.length())).replaceAll("\\s", "_")).orElse("-")
+            + " @" + ManagementFactory.getRuntimeMXBean().getUptime()); // to read beside a GC log
         System.out.flush();
       }
       ExecutionResult js = sandbox.run(Language.JAVASCRIPT, "6*7");

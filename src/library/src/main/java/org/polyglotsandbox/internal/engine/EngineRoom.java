@@ -98,8 +98,10 @@ final class EngineRoom extends SandboxCore {
     // A single run makes the first context in the JVM itself, which the warm-up would have made.
     this.startTimeout = singleRun && s.startTimeout().compareTo(WARM_UP_START) < 0 ? WARM_UP_START : s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
-    // While the host heap is over budget, new runs wait rather than add to it.
-    this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns(), watchdog::admitsNewRuns);
+    // While the host heap is over budget, new runs wait rather than add to it; while a run stopped for
+    // memory has not yet closed its context, even a run alone waits.
+    this.admission = new Admission(s.maxConcurrentRuns(), s.maxWaitingRuns(), watchdog::admitsNewRuns,
+        watchdog::admitsRunAlone);
     watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");

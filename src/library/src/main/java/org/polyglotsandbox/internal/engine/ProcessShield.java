@@ -62,7 +62,11 @@ final class ProcessShield {
       new Denial(Operation.PROCESS_SIGNAL, "os.killpg"),
       new Denial(Operation.PROCESS_SIGNAL, "_thread.interrupt_main"));
 
-  // A constant, so the engine keeps its code (it does only while the Source object lives).
+  // Not cached: every context parses its own copy (about 10-20 ms of a fresh context), so that the
+  // function, which runs once per context, never adds up to the compilation threshold across contexts.
+  // Shared, it did: GraalVM 25.0.3's partial evaluator then built a graph of hundreds of MiB for it on a
+  // compiler thread, outside every run's allocation, and failed with OutOfMemoryError after 20 s in a
+  // 512 MiB heap while the runs beside it starved (ContextCodeCompilationTest).
   private static final Source PYTHON = Source.newBuilder("python", """
       def __sandbox_shield(report):
           # Only built-in modules: os and signal (and enum, re, ... behind them) cost a fresh context
@@ -370,7 +374,7 @@ final class ProcessShield {
           meta_path.insert(0, AsyncioHook)
           del globals()['__sandbox_shield']
       __sandbox_shield
-      """.formatted(UID, PID, KERNEL_RELEASE), "sandbox-shield").internal(true).buildLiteral();
+      """.formatted(UID, PID, KERNEL_RELEASE), "sandbox-shield").internal(true).cached(false).buildLiteral();
 
   private ProcessShield() {}
 

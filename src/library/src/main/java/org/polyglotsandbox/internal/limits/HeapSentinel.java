@@ -8,9 +8,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,7 +49,16 @@ import org.polyglotsandbox.Limit;
  *   <li>Once the estimate is halfway from the host's share to the kill line, or while a run stopped
  *       for memory has not yet ended, no new run starts beside running ones ({@link #admitsNewRuns()});
  *       listeners hear when that ends.
+ *   <li>While a run stopped for memory has not yet closed its context, not even a run alone starts
+ *       ({@link #admitsRunAlone()}): a run's turn is given back when its result is out, before its
+ *       context is closed, and the next run would otherwise fill the heap beside what the stopped one
+ *       still holds. At most
+ *       {@value #RELEASE_WAIT_SECONDS} s after the stop: a guest thread that never ends must not hold
+ *       every later run.
  * </ul>
+ *
+ * <p>A look allocates nothing once its buffers have grown to the number of runs: it is most needed when
+ * the heap has nothing left to give.
  *
  * <p>In a JVM with several sandboxes the lowest threshold among the running guests applies.
  */
@@ -61,6 +68,9 @@ final class HeapSentinel {
   static final long HOST_WINDOW_SECONDS = 30;
   static final long CANCEL_LATENCY_MILLIS = 250;
   static final int SMALLEST_VICTIM_SHARE = 64;
+  static final long RELEASE_WAIT_SECONDS = 10;
+  /** Looks in the last {@value #CANCEL_LATENCY_MILLIS} ms, at most: at least 1 ms apart. */
+  private static final int GROWTH_SLOTS = 512;
   private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long MAX_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(Watchdog.PERIOD_MILLIS);
   private static final long MIB = 1 << 20;
@@ -73,6 +83,8 @@ final class HeapSentinel {
     long credit;
     long atLastCheck;
     volatile boolean stoppedHere;
+    /** When the sentinel stopped it; guarded by the sentinel. */
+    long stoppedAtNanos;
 
     Entry(RunMeter meter, double threshold) {
       this.meter = meter;
@@ -91,9 +103,6 @@ final class HeapSentinel {
   /** A heap reading after a collection. */
   private record Reading(long nanos, long used) {}
 
-  /** What the runs allocated between one look and the one at {@code nanos}. */
-  private record Growth(long nanos, long bytes) {}
-
   private final long maxHeap = Runtime.getRuntime().maxMemory();
   private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
       .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
@@ -104,12 +113,25 @@ final class HeapSentinel {
   private final Thread thread;
   private volatile long usedAfterLastCollection;
   private volatile boolean pressure;
+  /** Whether a run stopped for memory (within the release wait) still holds its context. */
+  private volatile boolean releasePending;
   /** Set by a look that ended the pressure, for the loop to tell the listeners. */
   private boolean relieved;
   private long lastCheckNanos = System.nanoTime();
-  /** What the runs allocated at each look in the last {@value #CANCEL_LATENCY_MILLIS} ms, oldest first. */
-  private final ArrayDeque<Growth> recentGrowth = new ArrayDeque<>();
+  /**
+   * What the runs allocated at each look in the last {@value #CANCEL_LATENCY_MILLIS} ms: a ring, oldest at
+   * {@code growthHead}; guarded by this.
+   */
+  private final long[] growthNanos = new long[GROWTH_SLOTS];
+  private final long[] growthBytes = new long[GROWTH_SLOTS];
+  private int growthHead;
+  private int growthCount;
   private long recentGrowthSum;
+  /** A look's buffers, grown to the number of runs; guarded by this. */
+  private Entry[] entries = new Entry[16];
+  private long[] liveBuf = new long[16];
+  private long[] programBuf = new long[16];
+  private boolean[] pickedBuf = new boolean[16];
 
   private HeapSentinel() {
     long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
@@ -137,7 +159,6 @@ final class HeapSentinel {
     }
     // What a stop needs, used once now: its first use must not fall on a heap that is running out.
     detail(0, 0, 0);
-    largestFirst(new long[] {1, 2});
     thread = Thread.ofPlatform().name("polyglot-sandbox-heap-sentinel").daemon(true).unstarted(this::loop);
     thread.setPriority(Thread.MAX_PRIORITY);
     thread.start();
@@ -177,6 +198,11 @@ final class HeapSentinel {
     return !pressure;
   }
 
+  /** Whether a run may start when none is running: false while a run stopped for memory holds its context. */
+  boolean admitsRunAlone() {
+    return !releasePending;
+  }
+
   /** Runs {@code listener} (on the sentinel's thread; it must be quick) each time the pressure ends. */
   void onRelief(Runnable listener) {
     reliefListeners.add(listener);
@@ -206,17 +232,14 @@ final class HeapSentinel {
       }
       // What survived, less the host's share, is all the runs can hold: scale their charges down to it.
       long canHold = Math.max(0, used - hostEstimate());
-      List<Entry> all = new ArrayList<>(runs.values());
-      long[] live = new long[all.size()];
       long total = 0;
-      for (int i = 0; i < live.length; i++) {
-        live[i] = all.get(i).live();
-        total += live[i];
+      for (Entry e : runs.values()) {
+        total += e.live();
       }
       if (total > canHold) {
         double keep = (double) canHold / total;
-        for (int i = 0; i < live.length; i++) {
-          all.get(i).credit += (long) (live[i] * (1 - keep));
+        for (Entry e : runs.values()) {
+          e.credit += (long) (e.live() * (1 - keep));
         }
       }
     }
@@ -238,8 +261,11 @@ final class HeapSentinel {
       long period = MAX_PERIOD_NANOS;
       try {
         if (runs.isEmpty()) {
-          if (pressure) {
-            pressure = false;
+          if (pressure || releasePending) {
+            synchronized (this) {
+              pressure = false;
+              releasePending = false;
+            }
             tellRelief();
           }
           LockSupport.park(this);
@@ -265,15 +291,23 @@ final class HeapSentinel {
   /** One look at every run and the heap; returns how long until the next. */
   private synchronized long check() {
     long now = System.nanoTime();
-    List<Entry> all = new ArrayList<>(runs.values());
-    long[] live = new long[all.size()];
-    long[] program = new long[all.size()];
+    int n = 0;
+    for (Entry e : runs.values()) {
+      if (n == entries.length) {
+        grow(n * 2);
+      }
+      entries[n++] = e;
+    }
+    Entry[] all = entries;
+    long[] live = liveBuf;
+    long[] program = programBuf;
     long total = 0;
     long grew = 0;
     double threshold = 1.0;
     boolean stoppedPending = false;
-    for (int i = 0; i < live.length; i++) {
-      Entry e = all.get(i);
+    long releaseWait = TimeUnit.SECONDS.toNanos(RELEASE_WAIT_SECONDS);
+    for (int i = 0; i < n; i++) {
+      Entry e = all[i];
       long charged = e.meter.chargedBytes();
       live[i] = Math.max(0, charged - e.credit);
       program[i] = e.meter.allocatedBytes();
@@ -281,15 +315,14 @@ final class HeapSentinel {
       e.atLastCheck = charged;
       total += live[i];
       threshold = Math.min(threshold, e.threshold);
-      stoppedPending |= e.stoppedHere;
+      stoppedPending |= e.stoppedHere && now - e.stoppedAtNanos < releaseWait;
     }
     double seconds = Math.max(1, now - lastCheckNanos) / 1e9;
     lastCheckNanos = now;
     long window = TimeUnit.MILLISECONDS.toNanos(CANCEL_LATENCY_MILLIS);
-    recentGrowth.add(new Growth(now, grew));
-    recentGrowthSum += grew;
-    while (now - recentGrowth.peekFirst().nanos() > window) {
-      recentGrowthSum -= recentGrowth.pollFirst().bytes();
+    addGrowth(now, grew);
+    while (growthCount > 0 && now - growthNanos[growthHead] > window) {
+      dropOldestGrowth();
     }
     // Bytes per second, for when to look next: the faster of now and the window's average.
     double rate = Math.max(grew / seconds, recentGrowthSum * 1e9 / window);
@@ -302,56 +335,82 @@ final class HeapSentinel {
     long killLine = Math.min(budget, maxHeap - margin - inFlight);
     long hardLine = maxHeap - margin;
     if (estimate > killLine) {
-      stoppedPending |= stopHeaviest(all, live, program, estimate, killLine - margin, budget);
+      stoppedPending |= stopHeaviest(n, now, estimate, killLine - margin, budget);
     } else if (afterCollection > hardLine) {
-      stoppedPending |= stopHeaviest(all, live, program, afterCollection, hardLine - margin, budget);
+      stoppedPending |= stopHeaviest(n, now, afterCollection, hardLine - margin, budget);
     }
+    Arrays.fill(entries, 0, n, null); // a run that ended must not stay reachable from here
     // New runs wait once the runs hold half of what they may hold below the kill line, and until the runs
     // stopped for memory have ended: with the heap that full the collector takes more time than the
     // guests, and new runs would add to what the stopped ones have not yet given back.
     long holdLine = host + (killLine - host) / 2;
-    setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending);
+    setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending, stoppedPending);
     // Look again before the guests could allocate a quarter of what is left below the kill line.
     long headroom = Math.max(0, killLine - estimate);
     long period = rate <= 0 ? MAX_PERIOD_NANOS : (long) (headroom / rate / 4 * 1e9);
     return Math.max(MIN_PERIOD_NANOS, Math.min(MAX_PERIOD_NANOS, period));
   }
 
+  /** Grows a look's buffers to {@code size} runs. Holds this. */
+  private void grow(int size) {
+    entries = Arrays.copyOf(entries, size);
+    liveBuf = Arrays.copyOf(liveBuf, size);
+    programBuf = Arrays.copyOf(programBuf, size);
+    pickedBuf = new boolean[size];
+  }
+
+  /** Records what the runs allocated up to the look at {@code nanos}; the oldest drops out when full. Holds this. */
+  private void addGrowth(long nanos, long bytes) {
+    if (growthCount == GROWTH_SLOTS) {
+      dropOldestGrowth();
+    }
+    int slot = (growthHead + growthCount) % GROWTH_SLOTS;
+    growthNanos[slot] = nanos;
+    growthBytes[slot] = bytes;
+    growthCount++;
+    recentGrowthSum += bytes;
+  }
+
+  private void dropOldestGrowth() {
+    recentGrowthSum -= growthBytes[growthHead];
+    growthHead = (growthHead + 1) % GROWTH_SLOTS;
+    growthCount--;
+  }
+
   /**
-   * Stops the guests whose programs allocated the most, until {@code level} less what they hold is at
-   * most {@code target}. Runs already stopped still hold their memory until they end, so they free
-   * nothing here.
+   * Stops the guests whose programs allocated the most, among the first {@code n} of the look's buffers,
+   * until {@code level} less what they hold is at most {@code target}. Runs already stopped still hold
+   * their memory until they end, so they free nothing here. Holds this.
    *
    * @return whether it stopped any
    */
-  private boolean stopHeaviest(List<Entry> all, long[] live, long[] program, long level, long target,
-      long budget) {
+  private boolean stopHeaviest(int n, long now, long level, long target, long budget) {
     long smallest = maxHeap / SMALLEST_VICTIM_SHARE;
+    boolean[] picked = pickedBuf;
+    Arrays.fill(picked, 0, n, false);
     boolean any = false;
-    for (int i : largestFirst(program)) {
-      if (level <= target || program[i] < smallest) {
+    while (level > target) {
+      int heaviest = -1;
+      for (int i = 0; i < n; i++) {
+        if (!picked[i] && (heaviest < 0 || programBuf[i] > programBuf[heaviest])) {
+          heaviest = i;
+        }
+      }
+      if (heaviest < 0 || programBuf[heaviest] < smallest) {
         break; // the rest allocated less: stopping them would not free the heap
       }
-      Entry e = all.get(i);
+      picked[heaviest] = true;
+      Entry e = entries[heaviest];
       if (e.stopped()) {
         continue;
       }
       e.stoppedHere = true;
+      e.stoppedAtNanos = now;
       any = true;
-      e.meter.guard().trip(Limit.MEMORY, detail(level, budget, program[i]), Layer.WATCHDOG, true);
-      level -= live[i];
+      e.meter.guard().trip(Limit.MEMORY, detail(level, budget, programBuf[heaviest]), Layer.WATCHDOG, true);
+      level -= liveBuf[heaviest];
     }
     return any;
-  }
-
-  /** Indexes into {@code values}, largest first. */
-  private static Integer[] largestFirst(long[] values) {
-    Integer[] order = new Integer[values.length];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, Comparator.comparingLong((Integer i) -> values[i]).reversed());
-    return order;
   }
 
   private String detail(long level, long budget, long allocated) {
@@ -360,9 +419,10 @@ final class HeapSentinel {
         + " the most (" + allocated / MIB + " MiB)";
   }
 
-  private void setPressure(boolean now) {
-    relieved |= pressure && !now;
+  private void setPressure(boolean now, boolean releaseNow) {
+    relieved |= (pressure && !now) || (releasePending && !releaseNow);
     pressure = now;
+    releasePending = releaseNow;
   }
 
   /** Tells the listeners the pressure ended; on the sentinel's thread, outside its lock. */

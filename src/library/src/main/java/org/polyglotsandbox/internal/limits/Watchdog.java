@@ -245,6 +245,14 @@ public final class Watchdog implements AutoCloseable {
     return heap.admitsNewRuns();
   }
 
+  /**
+   * Whether a run may start when none is running: false while a run stopped for memory still holds its
+   * context (for at most {@link HeapSentinel#RELEASE_WAIT_SECONDS} s after it was stopped).
+   */
+  public boolean admitsRunAlone() {
+    return heap.admitsRunAlone();
+  }
+
   /** Runs {@code listener} each time the heap pressure ends, until this watchdog is closed; it must be quick. */
   public void onHeapRelief(Runnable listener) {
     reliefListeners.add(listener);

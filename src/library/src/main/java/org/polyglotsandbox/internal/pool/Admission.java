@@ -12,22 +12,30 @@ import java.util.function.BooleanSupplier;
  * at once; there is no unbounded queue. Waiting runs start in arrival order as running ones finish.
  *
  * <p>While {@code admitsMore} says no (the host heap is over budget), a run waits even for a free slot,
- * unless none is running at all, until {@link #wake()} is called or a running one finishes.
+ * unless none is running at all, until {@link #wake()} is called or a running one finishes. While
+ * {@code admitsAlone} says no (a run stopped for memory still holds its context), a run waits even when
+ * none is running: a finished run gives its turn back when its result is out, before its context is
+ * closed, and the next one must not fill the heap beside what the stopped one has not yet given back.
  */
 public final class Admission {
   private final int maxRunning;
   private final int maxWaiting;
   private final BooleanSupplier admitsMore;
+  private final BooleanSupplier admitsAlone;
   private final ArrayDeque<CompletableFuture<Void>> waiting = new ArrayDeque<>();
   private int running;
   private boolean closed;
 
   public Admission(int maxRunning, int maxWaiting) {
-    this(maxRunning, maxWaiting, () -> true);
+    this(maxRunning, maxWaiting, () -> true, () -> true);
   }
 
-  /** @param admitsMore whether a run may start beside running ones (asked under this admission's lock) */
-  public Admission(int maxRunning, int maxWaiting, BooleanSupplier admitsMore) {
+  /**
+   * @param admitsMore whether a run may start beside running ones (asked under this admission's lock)
+   * @param admitsAlone whether a run may start when none is running (asked under this admission's lock);
+   *     it must turn true again by itself, with a call of {@link #wake()}
+   */
+  public Admission(int maxRunning, int maxWaiting, BooleanSupplier admitsMore, BooleanSupplier admitsAlone) {
     if (maxRunning < 1) {
       throw new IllegalArgumentException("maxConcurrentRuns (" + maxRunning + ") must be at least 1");
     }
@@ -37,6 +45,7 @@ public final class Admission {
     this.maxRunning = maxRunning;
     this.maxWaiting = maxWaiting;
     this.admitsMore = admitsMore;
+    this.admitsAlone = admitsAlone;
   }
 
   /**
@@ -75,7 +84,7 @@ public final class Admission {
   }
 
   private boolean mayStartOne() {
-    return running < maxRunning && (running == 0 || admitsMore.getAsBoolean());
+    return running < maxRunning && (running == 0 ? admitsAlone.getAsBoolean() : admitsMore.getAsBoolean());
   }
 
   /** Gives a turn back; the longest-waiting run, if any, gets it (or waits on while the heap is over budget). */

@@ -64,7 +64,7 @@ class AdmissionTest {
   @Test
   void whileTheHeapIsOverBudget_newRunsWaitBesideRunningOnes_andStartWhenItRecovers() {
     AtomicBoolean admits = new AtomicBoolean(true);
-    Admission admission = new Admission(4, 4, admits::get);
+    Admission admission = new Admission(4, 4, admits::get, () -> true);
     assertThat(admission.acquire()).isDone();
     admits.set(false);
     CompletableFuture<Void> second = admission.acquire();
@@ -85,7 +85,7 @@ class AdmissionTest {
   @Test
   void whileTheHeapIsOverBudget_aRunStillStartsWhenNoneIsRunning() {
     AtomicBoolean admits = new AtomicBoolean(false);
-    Admission admission = new Admission(4, 4, admits::get);
+    Admission admission = new Admission(4, 4, admits::get, () -> true);
     assertThat(admission.acquire()).isDone(); // nothing to wait for: holding it would never end
     CompletableFuture<Void> second = admission.acquire();
     assertThat(second).isNotDone();
@@ -93,6 +93,27 @@ class AdmissionTest {
     admission.release();
     assertThat(second).isDone();
     assertThat(admission.running()).isEqualTo(1);
+  }
+
+  @Test
+  void whileAStoppedRunStillHoldsItsContext_evenARunAloneWaits_untilWoken() {
+    // A finished run gives its turn back when its result is out, before its context is closed: the next
+    // run must not start beside a bomb's memory that is not yet given back.
+    AtomicBoolean alone = new AtomicBoolean(false);
+    Admission admission = new Admission(4, 4, () -> false, alone::get);
+    CompletableFuture<Void> first = admission.acquire();
+    assertThat(first).isNotDone();
+    assertThat(admission.running()).isZero();
+    admission.wake(); // still held: nothing starts
+    assertThat(first).isNotDone();
+
+    alone.set(true);
+    admission.wake();
+    assertThat(first).isDone();
+    CompletableFuture<Void> second = admission.acquire();
+    assertThat(second).as("beside a running one, the heap's verdict applies").isNotDone();
+    admission.release();
+    assertThat(second).isDone();
   }
 
   @Test
