@@ -68,8 +68,9 @@ final class ProcessShield {
       new Denial(Operation.PROCESS_SIGNAL, "os.killpg"),
       new Denial(Operation.PROCESS_SIGNAL, "_thread.interrupt_main"));
 
-  // Not cached: every context parses its own copy (about 10-20 ms of a fresh context), so that the
-  // function, which runs once per context, never adds up to the compilation threshold across contexts.
+  // Not cached: every context parses its own copy (about 25 ms of a fresh context, RESULTS.md 2026-12-02),
+  // so that the function, which runs once per context, never adds up to the compilation threshold across
+  // contexts.
   // Shared, it did: GraalVM 25.0.3's partial evaluator then built a graph of hundreds of MiB for it on a
   // compiler thread, outside every run's allocation, and failed with OutOfMemoryError after 20 s in a
   // 512 MiB heap while the runs beside it starved (ContextCodeCompilationTest).
