@@ -47,6 +47,11 @@ import org.polyglotsandbox.internal.spi.RunFile;
  * operation is resolved, after normalization, inside Jimfs. Nothing here touches the host file system
  * after the mounts are copied in.
  *
+ * <p>The Jimfs tree is made when something first needs it: a run without mounts and without files of
+ * its own, whose guest never opens a file, never pays for one (most of a short run's file-system cost;
+ * RESULTS.md, 2026-12-02). Every check below runs before the tree is consulted, so the answers are the
+ * same either way.
+ *
  * <p>Rules: a path inside a mount may have exactly the mount's operations. A directory on the way to a
  * mount (such as {@code /} or {@code /data} for {@code /data/in.csv}) may be inspected and listed,
  * showing only mounted entries. Everything else is denied with {@link AccessDeniedException}, which
@@ -59,7 +64,11 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private static final int S_IFREG = 0100000;
   private static final int S_IFLNK = 0120000;
 
-  private final java.nio.file.FileSystem memory;
+  private final Configuration configuration;
+  /** The in-memory tree, made on first use ({@link #memory()}); null until then. */
+  private volatile java.nio.file.FileSystem memory;
+  /** Set by {@link #close()}; a tree made after it is closed at once. Guarded by this. */
+  private boolean closed;
   private final Policy policy;
   private final List<Mount> mounts;
   private final EnforcementSink denials;
@@ -72,9 +81,9 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   /** The directories above the run's own files, which guest code may inspect and list. */
   private volatile Set<String> directoriesLeadingToRunFiles = Set.of();
 
-  private GuestFileSystem(java.nio.file.FileSystem memory, Policy policy, EnforcementSink denials, String cwd,
+  private GuestFileSystem(Configuration configuration, Policy policy, EnforcementSink denials, String cwd,
       long maxBytes, int maxFiles, long entries) {
-    this.memory = memory;
+    this.configuration = configuration;
     this.policy = policy;
     this.mounts = policy.mounts();
     this.denials = denials;
@@ -91,14 +100,37 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   public static GuestFileSystem empty(Policy policy, EnforcementSink sink) {
     long maxBytes = policy.limits().maxFileBytes();
     int maxFiles = policy.limits().maxFiles();
-    java.nio.file.FileSystem memory = Jimfs.newFileSystem(Configuration.unix().toBuilder()
+    Configuration configuration = Configuration.unix().toBuilder()
         .setAttributeViews("basic", "owner", "posix", "unix")
         .setWorkingDirectory("/")
         .setBlockSize(BLOCK_SIZE)
         .setMaxSize(Math.max(BLOCK_SIZE, maxBytes / BLOCK_SIZE * BLOCK_SIZE))
         .setMaxCacheSize(0)
-        .build());
-    return new GuestFileSystem(memory, policy, sink, policy.workingDirectory(), maxBytes, maxFiles, 0);
+        .build();
+    return new GuestFileSystem(configuration, policy, sink, policy.workingDirectory(), maxBytes, maxFiles, 0);
+  }
+
+  /** The in-memory tree, made now if this is its first use; closed already if this file system is. */
+  private java.nio.file.FileSystem memory() {
+    java.nio.file.FileSystem m = memory;
+    if (m != null) {
+      return m;
+    }
+    synchronized (this) {
+      if (memory == null) {
+        java.nio.file.FileSystem made = Jimfs.newFileSystem(configuration);
+        if (closed) {
+          closeQuietly(made); // its operations then fail as on any closed file system
+        }
+        memory = made;
+      }
+      return memory;
+    }
+  }
+
+  /** Whether the tree was ever made: a file system without one holds nothing. */
+  boolean isMade() {
+    return memory != null;
   }
 
   /**
@@ -108,6 +140,10 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
    * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
    */
   public void copyMountsIn() {
+    if (mounts.isEmpty()) {
+      return; // nothing to copy, nothing to count: the tree is made when something needs it
+    }
+    java.nio.file.FileSystem memory = memory();
     try {
       for (Mount m : mounts) {
         try {
@@ -146,6 +182,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     if (files.isEmpty()) {
       return;
     }
+    java.nio.file.FileSystem memory = memory();
     Map<String, RunFile> byPath = new HashMap<>();
     Set<String> onTheWay = new java.util.HashSet<>();
     for (RunFile f : files) {
@@ -180,6 +217,10 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   /** Bytes the file system holds now (whole blocks), mounted copies included. */
   public long bytesUsed() {
+    java.nio.file.FileSystem memory = this.memory;
+    if (memory == null) {
+      return 0;
+    }
     try {
       java.nio.file.FileStore store = memory.getFileStores().iterator().next();
       return store.getTotalSpace() - store.getUnallocatedSpace();
@@ -197,7 +238,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     if (!guestPath.startsWith("/") || guestPath.contains("/../") || guestPath.endsWith("/..")) {
       throw new IllegalArgumentException("not a normalized absolute guest path: " + guestPath);
     }
-    return memory.getPath(guestPath);
+    return memory().getPath(guestPath);
   }
 
   /** Files and directories the file system holds now, mounted copies included. */
@@ -227,7 +268,14 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
 
   @Override
   public void close() {
-    closeQuietly(memory);
+    java.nio.file.FileSystem m;
+    synchronized (this) {
+      closed = true;
+      m = memory;
+    }
+    if (m != null) {
+      closeQuietly(m);
+    }
   }
 
   private static void closeQuietly(java.nio.file.FileSystem fs) {
@@ -265,7 +313,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
     if ((m != null && m.operations().contains(op))
         || (m == null && op == Operation.FILE_LIST && isOnTheWayToAMount(gp))
         || (m == null && runFileAllows(gp, op))) {
-      return memory.getPath(gp);
+      return memory().getPath(gp);
     }
     if (op == Operation.FILE_READ && m == null && isPseudoName(path)) {
       throw new NoSuchFileException(gp);
@@ -289,7 +337,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private Path requireVisible(Path path) throws IOException {
     String gp = guestPath(path);
     if (mountOf(gp) != null || isOnTheWayToAMount(gp) || runFiles.containsKey(gp)) {
-      return memory.getPath(gp);
+      return memory().getPath(gp);
     }
     if (isPseudoName(path)) {
       throw new NoSuchFileException(gp);
@@ -405,7 +453,7 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
       throws IOException {
     String gp = guestPath(path);
-    Path p = memory.getPath(gp);
+    Path p = memory().getPath(gp);
     boolean exists = Files.exists(p, LinkOption.NOFOLLOW_LINKS);
     boolean write = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND);
     boolean create = options.contains(StandardOpenOption.CREATE_NEW)
