@@ -245,27 +245,27 @@ final class GuestRun {
       threads.execute(() -> {
         queueNanos = System.nanoTime() - calledNanos;
         runner = Thread.currentThread();
-        Raw raw;
+        // Whatever happens here, the context is closed at the end: one left open holds everything its
+        // guest allocated for as long as the engine lives (eight allocation bombs in a 384 MiB heap: a run
+        // thread that met OutOfMemoryError while logging died before closing, and the heap stayed full).
         try {
-          raw = body();
-        } catch (Throwable t) {
-          LOG.log(System.Logger.Level.ERROR, "sandbox run failed", t);
-          raw = new Raw(null, internalError());
-        }
-        stopWatch();
-        finish(raw);
-        // Closed after the result is handed over (closing a Python context takes tens of ms), still on
-        // this thread, before it takes another run.
-        RunEnvironment env = environment;
-        try {
-          if (env != null) {
-            env.close();
+          Raw raw;
+          try {
+            raw = body();
+          } catch (OutOfMemoryError e) {
+            raw = outOfHeap();
+          } catch (Throwable t) {
+            raw = new Raw(null, internalError());
+            logQuietly(System.Logger.Level.ERROR, "sandbox run failed", t);
           }
-        } catch (RuntimeException | Error e) {
-          // The result is out; what failed here must not end the thread with a trace on System.err.
-          LOG.log(System.Logger.Level.ERROR, "closing a run's context failed", e);
+          stopWatch();
+          finish(raw);
+        } catch (Throwable t) {
+          Watchdog.heapExhausted();
         } finally {
-          releaseWatch(); // only now is what the guest held unreachable
+          // Closed after the result is handed over (closing a Python context takes tens of ms), still on
+          // this thread, before it takes another run.
+          closeEnvironment();
         }
       });
     } catch (RejectedExecutionException | OutOfMemoryError e) {
@@ -348,10 +348,68 @@ final class GuestRun {
     }
   }
 
-  /** Builds the result once: from the guest thread, the abandon timer or an interrupted caller. */
+  /**
+   * Builds the result once: from the guest thread, the abandon timer or an interrupted caller. On the
+   * run's own thread a result that cannot be built for want of heap is built again after the run's
+   * context is closed (its guest's memory is then free); elsewhere (the watchdog must not wait) and in the
+   * end the caller gets the error.
+   */
   private void finish(Raw raw) {
-    if (finished.compareAndSet(false, true)) {
-      result.complete(result(raw, output, System.nanoTime()));
+    if (!finished.compareAndSet(false, true)) {
+      return;
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        result.complete(result(raw, output, System.nanoTime()));
+        return;
+      } catch (OutOfMemoryError e) {
+        Watchdog.heapExhausted();
+        if (Thread.currentThread() != runner || attempt >= 20) {
+          result.completeExceptionally(e);
+          return;
+        }
+        closeEnvironment();
+        try {
+          Thread.sleep(Math.min(500, 20L * attempt));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /** The host heap ran out in the sandbox's own work for this run: its guest's memory limit, not a failure. */
+  private Raw outOfHeap() {
+    Watchdog.heapExhausted();
+    try {
+      guard.trip(Limit.MEMORY, "the host heap ran out while the guest ran", Layer.WATCHDOG, false);
+    } catch (OutOfMemoryError stillFull) {
+      // the result says memory either way: a run whose guard did not trip ends as below
+    }
+    return new Raw(null, null);
+  }
+
+  /** Closes the run's environment (on its thread, once), then ends the run's share of the heap budget. */
+  private void closeEnvironment() {
+    try {
+      RunEnvironment env = environment;
+      if (env != null) {
+        env.close();
+      }
+    } catch (Throwable e) {
+      // The result is out; what failed here must not end the thread with a trace on System.err.
+      logQuietly(System.Logger.Level.ERROR, "closing a run's context failed", e);
+    } finally {
+      releaseWatch(); // only now is what the guest held unreachable
+    }
+  }
+
+  /** Logs, unless logging itself fails (it allocates, and the heap may be full). */
+  private static void logQuietly(System.Logger.Level level, String message, Throwable t) {
+    try {
+      LOG.log(level, message, t);
+    } catch (Throwable ignored) {
+      Watchdog.heapExhausted();
     }
   }
 

@@ -40,20 +40,47 @@ final class Cancellation {
     Context c = context;
     if (c != null) {
       try {
-        canceller.execute(() -> {
-          try {
-            c.close(true);
-          } catch (RuntimeException | AssertionError alreadyDeadOrClosing) {
-            // A context whose limit tripped rethrows from close() (or, with assertions on, can fail
-            // GraalVM's assertion while building that exception, as RunEnvironment.close says); it is
-            // stopped either way.
-          }
-        });
+        canceller.execute(() -> closeWithCancellation(c));
       } catch (RejectedExecutionException sandboxClosed) {
         // The sandbox is closing: its engine is closed with cancellation, which stops this context too.
       }
     }
   }
+
+  /**
+   * Closes {@code c} with cancellation, again if the heap ran out meanwhile: a context left open holds
+   * all its guest allocated, for good, and under an allocation bomb the close itself can meet an
+   * {@link OutOfMemoryError} (seen: eight bombs in a 384 MiB heap, the heap full for a minute after).
+   * Each failure gives the heap guard's reserve back; the tries stop after {@value #CLOSE_TRIES}.
+   *
+   * @return what close threw, or null: a context whose limit tripped rethrows the limit from close() (or,
+   *     with assertions on, can fail GraalVM's assertion "The TruffleContext must be entered" while it builds
+   *     that exception's stack trace); it is closed either way
+   */
+  static Throwable closeWithCancellation(Context c) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        c.close(true);
+        return null;
+      } catch (RuntimeException | AssertionError closedAnyway) {
+        return closedAnyway;
+      } catch (OutOfMemoryError e) {
+        Watchdog.heapExhausted();
+        if (attempt >= CLOSE_TRIES) {
+          throw e;
+        }
+        try {
+          Thread.sleep(Math.min(200, 10L * attempt));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return null;
+        }
+      }
+    }
+  }
+
+  /** How often a close that ran out of heap is tried: about 10 s of pauses in all. */
+  static final int CLOSE_TRIES = 60;
 
   synchronized void enterInlineCall(long deadlineNanos) {
     inlineCaller = Thread.currentThread();

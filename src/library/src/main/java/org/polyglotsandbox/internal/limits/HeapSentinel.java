@@ -49,6 +49,15 @@ import org.polyglotsandbox.Limit;
  *   <li>Once the estimate is halfway from the host's share to the kill line, or while a run stopped
  *       for memory has not yet ended, no new run starts beside running ones ({@link #admitsNewRuns()});
  *       listeners hear when that ends.
+ *   <li>In the {@value #RELEASE_WAIT_SECONDS} s after a stop, new runs also wait while the heap after the
+ *       last collection is over that halfway line: the stopped runs are off the books once they end, but
+ *       what they held is garbage that young collections do not reach. Once nothing stopped is left
+ *       running, a full collection is asked for ({@link System#gc()}, at most every
+ *       {@value #COLLECTION_REQUEST_MILLIS} ms) so that the next reading shows it freed.
+ *   <li>A reserve of heap (a 32nd, at most 32 MiB) is given back when a collection leaves the heap past
+ *       nine tenths, or when stopping or closing a guest meets an {@link OutOfMemoryError}
+ *       ({@link #releaseReserve()}): unwinding a stopped guest and closing its context allocate. It is
+ *       taken again once the pressure is over.
  *   <li>While a run stopped for memory has not yet closed its context, not even a run alone starts
  *       ({@link #admitsRunAlone()}): a run's turn is given back when its result is out, before its
  *       context is closed, and the next run would otherwise fill the heap beside what the stopped one
@@ -69,11 +78,15 @@ final class HeapSentinel {
   static final long CANCEL_LATENCY_MILLIS = 250;
   static final int SMALLEST_VICTIM_SHARE = 64;
   static final long RELEASE_WAIT_SECONDS = 10;
+  static final long COLLECTION_REQUEST_MILLIS = 500;
   /** Looks in the last {@value #CANCEL_LATENCY_MILLIS} ms, at most: at least 1 ms apart. */
   private static final int GROWTH_SLOTS = 512;
   private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long MAX_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(Watchdog.PERIOD_MILLIS);
   private static final long MIB = 1 << 20;
+  /** The reserve: a 32nd of the heap, at most 32 MiB, in chunks small enough for any collector's regions. */
+  static final long RESERVE_MAX_BYTES = 32 * MIB;
+  private static final int RESERVE_CHUNK_BYTES = 256 * 1024;
 
   /** One run under guard. */
   private static final class Entry {
@@ -115,10 +128,24 @@ final class HeapSentinel {
   private volatile boolean pressure;
   /** Whether the sentinel parks with no run to guard, until {@link #add} wakes it. */
   private volatile boolean idle;
+  /**
+   * Heap held back for the way out of a full heap: dropped when the heap after a collection passes the
+   * hard line, or when a stop or a close meets an {@link OutOfMemoryError}, so that stopping guests, unwinding
+   * their threads and closing their contexts (all of which allocate) can finish; taken again once the
+   * pressure is over. Null while released.
+   */
+  private volatile byte[][] reserve;
+  private final int reserveChunks;
   /** Whether a run stopped for memory (within the release wait) still holds its context. */
   private volatile boolean releasePending;
   /** Set by a look that ended the pressure, for the loop to tell the listeners. */
   private boolean relieved;
+  /** Set by a look that wants a full collection ({@link #collectNow()}), for the loop to ask for it. */
+  private boolean collectionWanted;
+  /** When the sentinel last stopped a run, or 0; written under this. */
+  private volatile long lastStopNanos;
+  /** When the sentinel last asked for a full collection; guarded by this. */
+  private long lastCollectionRequestNanos;
   private long lastCheckNanos = System.nanoTime();
   /**
    * What the runs allocated at each look in the last {@value #CANCEL_LATENCY_MILLIS} ms: a ring, oldest at
@@ -136,6 +163,8 @@ final class HeapSentinel {
   private boolean[] pickedBuf = new boolean[16];
 
   private HeapSentinel() {
+    reserveChunks = (int) Math.max(1, Math.min(RESERVE_MAX_BYTES, maxHeap / 32) / RESERVE_CHUNK_BYTES);
+    takeReserve();
     long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     readings.add(new Reading(System.nanoTime(), usedNow)); // garbage included: an over-estimate
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -184,13 +213,17 @@ final class HeapSentinel {
 
   /**
    * Guards one run until {@link #remove}; {@code threshold} is its sandbox's budget, a fraction of the heap.
-   * Wakes the sentinel only if it is idle: otherwise its next look, at most {@link Watchdog#PERIOD_MILLIS}
-   * ms away and sooner the faster the runs allocate, sees the new run (waking it for every run cost 10-13
-   * µs of its CPU per run at 3,000-4,000 runs a second; RESULTS.md, 2026-12-02).
+   * Wakes the sentinel if it is idle, under pressure, or in the {@value #RELEASE_WAIT_SECONDS} s after it
+   * stopped a run (when held runs start together into a heap a bomb has just left); otherwise its next look,
+   * at most {@link Watchdog#PERIOD_MILLIS} ms away and sooner the faster the runs allocate, sees the new
+   * run (waking it for every run cost 10-13 µs of its CPU per run at 3,000-4,000 runs a second;
+   * RESULTS.md, 2026-12-02 evening).
    */
   void add(RunMeter meter, double threshold) {
     runs.put(meter, new Entry(meter, threshold));
-    if (idle) {
+    long stopped = lastStopNanos;
+    if (idle || pressure
+        || (stopped != 0 && System.nanoTime() - stopped < TimeUnit.SECONDS.toNanos(RELEASE_WAIT_SECONDS))) {
       wake();
     }
   }
@@ -210,6 +243,39 @@ final class HeapSentinel {
   /** Whether a run may start when none is running: false while a run stopped for memory holds its context. */
   boolean admitsRunAlone() {
     return !releasePending;
+  }
+
+  /**
+   * Gives the reserve back to the heap: called where stopping or closing a guest met an
+   * {@link OutOfMemoryError}, and by the sentinel itself when the heap after a collection passes its hard
+   * line. Allocates nothing.
+   */
+  void releaseReserve() {
+    if (reserve != null) {
+      reserve = null;
+      wake();
+    }
+  }
+
+  /** Whether the reserve is held now (false while released). */
+  boolean holdsReserve() {
+    return reserve != null;
+  }
+
+  /** Takes the reserve if it is not held; gives up quietly when the heap has no room for it. */
+  private void takeReserve() {
+    if (reserve != null) {
+      return;
+    }
+    try {
+      byte[][] chunks = new byte[reserveChunks][];
+      for (int i = 0; i < chunks.length; i++) {
+        chunks[i] = new byte[RESERVE_CHUNK_BYTES];
+      }
+      reserve = chunks;
+    } catch (OutOfMemoryError noRoom) {
+      // taken again on a later look
+    }
   }
 
   /** Runs {@code listener} (on the sentinel's thread; it must be quick) each time the pressure ends. */
@@ -270,6 +336,9 @@ final class HeapSentinel {
       long period = MAX_PERIOD_NANOS;
       try {
         if (runs.isEmpty()) {
+          if ((pressure || releasePending) && garbageOfStoppedRunsLeft(System.nanoTime())) {
+            collectNow(); // before the held runs all start into a heap full of what the stopped ones left
+          }
           if (pressure || releasePending) {
             synchronized (this) {
               pressure = false;
@@ -279,6 +348,9 @@ final class HeapSentinel {
           }
           // Set before the second look at the runs, and read by add() after its put: either this sees the
           // new run, or add() sees the flag and wakes it (both are volatile, so one of them must).
+          if (usedAfterLastCollection < maxHeap / 2) {
+            takeReserve();
+          }
           idle = true;
           if (runs.isEmpty()) {
             LockSupport.park(this);
@@ -287,6 +359,10 @@ final class HeapSentinel {
           continue;
         }
         period = check();
+        if (collectionWanted) {
+          collectionWanted = false;
+          collectNow();
+        }
         if (relieved) {
           relieved = false;
           tellRelief();
@@ -349,6 +425,11 @@ final class HeapSentinel {
     long inFlight = Math.min(maxHeap * 2 / 5, recentGrowthSum);
     long killLine = Math.min(budget, maxHeap - margin - inFlight);
     long hardLine = maxHeap - margin;
+    if (afterCollection > hardLine) {
+      // What the collector could not free is near the heap's end: the guests stopped now (and those
+      // stopped before) need room to unwind and close.
+      releaseReserve();
+    }
     if (estimate > killLine) {
       stoppedPending |= stopHeaviest(n, now, estimate, killLine - margin, budget);
     } else if (afterCollection > hardLine) {
@@ -359,11 +440,50 @@ final class HeapSentinel {
     // stopped for memory have ended: with the heap that full the collector takes more time than the
     // guests, and new runs would add to what the stopped ones have not yet given back.
     long holdLine = host + (killLine - host) / 2;
-    setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending, stoppedPending);
+    // The runs a stop ended are off the books, but what they held is garbage that young collections do
+    // not reach: new runs wait until a collection shows the heap below the hold line again (a full one
+    // is asked for once nothing stopped is left), or they start into a heap that is still nearly full
+    // (seen: eight bombs admitted at 300 of 384 MiB, the heap out a few hundred ms later).
+    boolean garbageLeft = afterCollection > holdLine && garbageOfStoppedRunsLeft(now);
+    if (garbageLeft && !stoppedPending && estimate <= holdLine
+        && now - lastCollectionRequestNanos > TimeUnit.MILLISECONDS.toNanos(COLLECTION_REQUEST_MILLIS)) {
+      collectionWanted = true;
+    }
+    setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending || garbageLeft, stoppedPending);
+    if (reserve == null && !pressure && afterCollection < holdLine) {
+      takeReserve();
+    }
     // Look again before the guests could allocate a quarter of what is left below the kill line.
     long headroom = Math.max(0, killLine - estimate);
     long period = rate <= 0 ? MAX_PERIOD_NANOS : (long) (headroom / rate / 4 * 1e9);
     return Math.max(MIN_PERIOD_NANOS, Math.min(MAX_PERIOD_NANOS, period));
+  }
+
+  /**
+   * Whether what runs stopped for memory held may still fill the heap: a stop in the last
+   * {@value #RELEASE_WAIT_SECONDS} s, and the heap after the last collection above half of it. Holds this
+   * or is called by the sentinel's own thread.
+   */
+  private synchronized boolean garbageOfStoppedRunsLeft(long now) {
+    return lastStopNanos != 0 && now - lastStopNanos < TimeUnit.SECONDS.toNanos(RELEASE_WAIT_SECONDS)
+        && usedAfterLastCollection > maxHeap / 2;
+  }
+
+  /**
+   * Asks for a full collection, on the sentinel's thread (it waits for it), at most every
+   * {@value #COLLECTION_REQUEST_MILLIS} ms and only after a stop: so that the next reading shows what the
+   * stopped runs left as freed. A JVM run with {@code -XX:+DisableExplicitGC} ignores it; the hold then
+   * ends with the release wait.
+   */
+  private void collectNow() {
+    synchronized (this) {
+      long now = System.nanoTime();
+      if (now - lastCollectionRequestNanos <= TimeUnit.MILLISECONDS.toNanos(COLLECTION_REQUEST_MILLIS)) {
+        return;
+      }
+      lastCollectionRequestNanos = now;
+    }
+    System.gc();
   }
 
   /** Grows a look's buffers to {@code size} runs. Holds this. */
@@ -421,8 +541,15 @@ final class HeapSentinel {
       }
       e.stoppedHere = true;
       e.stoppedAtNanos = now;
+      lastStopNanos = now;
       any = true;
       e.meter.guard().trip(Limit.MEMORY, detail(level, budget, programBuf[heaviest]), Layer.WATCHDOG, true);
+      if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+        LOG.log(System.Logger.Level.DEBUG, "heap sentinel stopped run " + e.meter.guard().runId() + ": level "
+            + level / MIB + " MiB, target " + target / MIB + " MiB, its program allocated "
+            + programBuf[heaviest] / MIB + " MiB, charged live " + liveBuf[heaviest] / MIB + " MiB, host "
+            + hostEstimate() / MIB + " MiB, after last collection " + usedAfterLastCollection / MIB + " MiB");
+      }
       level -= liveBuf[heaviest];
     }
     return any;
@@ -435,6 +562,11 @@ final class HeapSentinel {
   }
 
   private void setPressure(boolean now, boolean releaseNow) {
+    if ((now != pressure || releaseNow != releasePending) && LOG.isLoggable(System.Logger.Level.DEBUG)) {
+      LOG.log(System.Logger.Level.DEBUG, "heap sentinel: pressure " + now + ", stopped runs pending " + releaseNow
+          + ", after last collection " + usedAfterLastCollection / MIB + " MiB, host " + hostEstimate() / MIB
+          + " MiB, runs " + runs.size());
+    }
     relieved |= (pressure && !now) || (releasePending && !releaseNow);
     pressure = now;
     releasePending = releaseNow;

@@ -269,6 +269,26 @@ public final class Watchdog implements AutoCloseable {
     return cancellers;
   }
 
+  /**
+   * Called where the sandbox's own work (stopping a guest, closing its context, finishing its run) met an
+   * {@link OutOfMemoryError}: gives the heap guard's reserve back to the heap so that the work can be
+   * done again and the guest's memory freed. Allocates nothing.
+   */
+  public static void heapExhausted() {
+    HeapSentinel.get().releaseReserve();
+  }
+
+  /**
+   * Closes a run's context with cancellation, again while the heap is out of room (a context left open
+   * holds all its guest allocated, for good).
+   *
+   * @return what close threw though the context is closed (a limit it rethrows), or null
+   * @throws OutOfMemoryError if the heap stayed full through every try (about 10 s)
+   */
+  public static Throwable closeCancelled(org.graalvm.polyglot.Context context) {
+    return Cancellation.closeWithCancellation(context);
+  }
+
   /** Whether the calling thread is the watchdog's (where no embedder code may run). */
   public boolean isWatchdogThread() {
     return Thread.currentThread() == watchdogThread;
