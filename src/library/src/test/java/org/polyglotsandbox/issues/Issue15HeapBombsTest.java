@@ -36,48 +36,46 @@ class Issue15HeapBombsTest {
 
   @Test
   void allocationBombs_areStoppedBeforeTheHostRunsOutOfHeap_andGoodTasksKeepTheirAnswers() throws Exception {
-    List<String> args = new ArrayList<>();
-    args.add("10"); // seconds per scenario
-    args.addAll(SCENARIOS);
-    ForkedJvm.Result fork = ForkedJvm.run(HeapBombsMain.class, "384m", 5,
-        List.of("-XX:OnOutOfMemoryError=echo VM-OUT-OF-MEMORY-ERROR-THROWN"), args);
-    String out = fork.output();
-    assertThat(fork.finished()).as("finished in time:\n%s", out).isTrue();
-    assertThat(out).as("host output").doesNotContain("VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError",
-        "NoClassDefFoundError", "ExceptionInInitializerError", "Compiler initialization failed", "UNCAUGHT",
-        "HOST-THROWABLE", "HOST-OOM", "HUNG", "WRONG", "GOOD-FAILED", "INTERNAL_ERROR");
-    assertThat(fork.exitStatus()).as("exit status:\n%s", out).isZero();
-    List<String> seen = new ArrayList<>();
-    Matcher m = PHASE.matcher(out);
-    while (m.find()) {
-      String scenario = m.group(1);
-      seen.add(scenario);
-      assertThat(Long.parseLong(m.group(2))).as("good tasks done in %s:\n%s", scenario, out).isPositive();
-      assertThat(m.group(3)).as("wrong answers in %s", scenario).isEqualTo("0");
-      // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
-      assertThat(m.group(4)).as("good outcomes in %s", scenario).matches("(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
-      assertThat(m.group(5)).as("bomb outcomes in %s", scenario).matches("LIMIT_EXCEEDED:memory=\\d+");
-      assertThat(m.group(7)).as("serves after %s", scenario).isEqualTo("OK/42,OK/12");
-    }
-    assertThat(seen).as("scenarios run:\n%s", out).isEqualTo(SCENARIOS);
+    String out = runForked(SCENARIOS, 5, "VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError", "NoClassDefFoundError",
+        "ExceptionInInitializerError", "Compiler initialization failed", "UNCAUGHT", "HOST-THROWABLE", "HOST-OOM",
+        "HUNG", "WRONG", "GOOD-FAILED", "INTERNAL_ERROR");
+    // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
+    checkPhases(out, SCENARIOS, "(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
   }
 
   private static final List<String> EIGHT = List.of("js-arrays:8", "js-strings:8", "py-lists:8", "py-bytes:8");
 
   @Test
   void eightBombs_leaveNoWrongAnswer_andTheSandboxServesAfterEach() throws Exception {
+    // A host OutOfMemoryError is the known limit (counted below); what must never follow it is a wrong
+    // answer, an internal error, a run that cannot start, a thread that hangs, or a sandbox that stops serving.
+    String out = runForked(EIGHT, 8, "NoClassDefFoundError", "ExceptionInInitializerError", "HUNG", "WRONG",
+        "INTERNAL_ERROR", "RejectedExecutionException", "did not start within");
+    // A good task whose thread met the host's OutOfMemoryError ends LIMIT_EXCEEDED memory, never otherwise.
+    checkPhases(out, EIGHT, "(LIMIT_EXCEEDED:memory=\\d+, )?(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
+    System.out.println("eight bombs: the JVM reported " + count(out, "VM-OUT-OF-MEMORY-ERROR-THROWN")
+        + " OutOfMemoryError(s) (a known limit)");
+  }
+
+  /** Runs the scenarios, 10 s each, in a forked 384 MiB JVM; its output must hold none of {@code forbidden}. */
+  private static String runForked(List<String> scenarios, long timeoutMinutes, String... forbidden) throws Exception {
     List<String> args = new ArrayList<>();
-    args.add("10");
-    args.addAll(EIGHT);
-    ForkedJvm.Result fork = ForkedJvm.run(HeapBombsMain.class, "384m", 8,
+    args.add("10"); // seconds per scenario
+    args.addAll(scenarios);
+    ForkedJvm.Result fork = ForkedJvm.run(HeapBombsMain.class, "384m", timeoutMinutes,
         List.of("-XX:OnOutOfMemoryError=echo VM-OUT-OF-MEMORY-ERROR-THROWN"), args);
     String out = fork.output();
     assertThat(fork.finished()).as("finished in time:\n%s", out).isTrue();
-    // A host OutOfMemoryError is the known limit (counted below); what must never follow it is a wrong
-    // answer, an internal error, a run that cannot start, a thread that hangs, or a sandbox that stops serving.
-    assertThat(out).as("host output").doesNotContain("NoClassDefFoundError", "ExceptionInInitializerError",
-        "HUNG", "WRONG", "INTERNAL_ERROR", "RejectedExecutionException", "did not start within");
+    assertThat(out).as("host output").doesNotContain(forbidden);
     assertThat(fork.exitStatus()).as("exit status:\n%s", out).isZero();
+    return out;
+  }
+
+  /**
+   * Every scenario ran, no good task got a wrong answer, the good tasks' outcomes match {@code goodOutcomes},
+   * every bomb ended {@code LIMIT_EXCEEDED memory}, and the sandbox served after each scenario.
+   */
+  private static void checkPhases(String out, List<String> scenarios, String goodOutcomes) {
     List<String> seen = new ArrayList<>();
     Matcher m = PHASE.matcher(out);
     while (m.find()) {
@@ -85,15 +83,11 @@ class Issue15HeapBombsTest {
       seen.add(scenario);
       assertThat(Long.parseLong(m.group(2))).as("good tasks done in %s:\n%s", scenario, out).isPositive();
       assertThat(m.group(3)).as("wrong answers in %s", scenario).isEqualTo("0");
-      // A good task whose thread met the host's OutOfMemoryError ends LIMIT_EXCEEDED memory, never otherwise.
-      assertThat(m.group(4)).as("good outcomes in %s", scenario)
-          .matches("(LIMIT_EXCEEDED:memory=\\d+, )?(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
+      assertThat(m.group(4)).as("good outcomes in %s", scenario).matches(goodOutcomes);
       assertThat(m.group(5)).as("bomb outcomes in %s", scenario).matches("LIMIT_EXCEEDED:memory=\\d+");
       assertThat(m.group(7)).as("serves after %s", scenario).isEqualTo("OK/42,OK/12");
     }
-    assertThat(seen).as("scenarios run:\n%s", out).isEqualTo(EIGHT);
-    System.out.println("eight bombs: the JVM reported " + count(out, "VM-OUT-OF-MEMORY-ERROR-THROWN")
-        + " OutOfMemoryError(s) (a known limit)");
+    assertThat(seen).as("scenarios run:\n%s", out).isEqualTo(scenarios);
   }
 
   private static int count(String text, String what) {
