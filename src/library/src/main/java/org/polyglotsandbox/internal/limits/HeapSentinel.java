@@ -136,6 +136,9 @@ final class HeapSentinel {
    */
   private volatile byte[][] reserve;
   private final int reserveChunks;
+  /** When the reserve was last given back, and when the last collection ended ({@link System#nanoTime()}). */
+  private volatile long reserveReleasedNanos;
+  private volatile long lastCollectionNanos;
   /** Whether a run stopped for memory (within the release wait) still holds its context. */
   private volatile boolean releasePending;
   /** Set by a look that ended the pressure, for the loop to tell the listeners. */
@@ -164,6 +167,8 @@ final class HeapSentinel {
 
   private HeapSentinel() {
     reserveChunks = (int) Math.max(1, Math.min(RESERVE_MAX_BYTES, maxHeap / 32) / RESERVE_CHUNK_BYTES);
+    reserveReleasedNanos = System.nanoTime() - 1;
+    lastCollectionNanos = System.nanoTime();
     takeReserve();
     long usedNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     readings.add(new Reading(System.nanoTime(), usedNow)); // garbage included: an over-estimate
@@ -251,10 +256,8 @@ final class HeapSentinel {
    * line. Allocates nothing.
    */
   void releaseReserve() {
-    if (reserve != null) {
-      reserve = null;
-      wake();
-    }
+    reserveReleasedNanos = System.nanoTime();
+    reserve = null;
   }
 
   /** Whether the reserve is held now (false while released). */
@@ -262,9 +265,12 @@ final class HeapSentinel {
     return reserve != null;
   }
 
-  /** Takes the reserve if it is not held; gives up quietly when the heap has no room for it. */
+  /**
+   * Takes the reserve if it is not held and a collection since it was given back has been seen (the
+   * callers check that it showed room); gives up quietly when the heap has no room for it.
+   */
   private void takeReserve() {
-    if (reserve != null) {
+    if (reserve != null || lastCollectionNanos - reserveReleasedNanos <= 0) {
       return;
     }
     try {
@@ -319,6 +325,7 @@ final class HeapSentinel {
       }
     }
     usedAfterLastCollection = used;
+    lastCollectionNanos = now;
     wake();
   }
 
