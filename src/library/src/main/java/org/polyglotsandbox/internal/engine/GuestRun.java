@@ -261,7 +261,12 @@ final class GuestRun {
           stopWatch();
           finish(raw);
         } catch (Throwable t) {
-          Watchdog.heapExhausted();
+          // finish() itself failed: the caller must still get an answer, and the context is closed below.
+          if (t instanceof OutOfMemoryError) {
+            Watchdog.heapExhausted();
+          }
+          logQuietly(System.Logger.Level.ERROR, "finishing a run failed", t);
+          result.completeExceptionally(t);
         } finally {
           // Closed after the result is handed over (closing a Python context takes tens of ms), still on
           // this thread, before it takes another run.
@@ -382,12 +387,16 @@ final class GuestRun {
   private Raw outOfHeap() {
     Watchdog.heapExhausted();
     try {
-      guard.trip(Limit.MEMORY, "the host heap ran out while the guest ran", Layer.WATCHDOG, false);
+      guard.trip(Limit.MEMORY, HEAP_RAN_OUT, Layer.WATCHDOG, false);
+      return new Raw(null, null);
     } catch (OutOfMemoryError stillFull) {
-      // the result says memory either way: a run whose guard did not trip ends as below
+      // The trip could not be recorded: the verdict says memory instead (a tripped guard would win over it).
+      return new Raw(null, new ErrorClassifier.Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, HEAP_RAN_OUT,
+          List.of(), null, null));
     }
-    return new Raw(null, null);
   }
+
+  private static final String HEAP_RAN_OUT = "the host heap ran out while the guest ran";
 
   /** Closes the run's environment (on its thread, once), then ends the run's share of the heap budget. */
   private void closeEnvironment() {

@@ -57,7 +57,7 @@ import org.polyglotsandbox.Limit;
  *   <li>A reserve of heap (a 32nd, at most 32 MiB) is given back when a collection leaves the heap past
  *       nine tenths, or when stopping or closing a guest meets an {@link OutOfMemoryError}
  *       ({@link #releaseReserve()}): unwinding a stopped guest and closing its context allocate. It is
- *       taken again once the pressure is over.
+ *       taken again once the pressure is over and a collection since has shown room for it.
  *   <li>While a run stopped for memory has not yet closed its context, not even a run alone starts
  *       ({@link #admitsRunAlone()}): a run's turn is given back when its result is out, before its
  *       context is closed, and the next run would otherwise fill the heap beside what the stopped one
@@ -132,7 +132,7 @@ final class HeapSentinel {
    * Heap held back for the way out of a full heap: dropped when the heap after a collection passes the
    * hard line, or when a stop or a close meets an {@link OutOfMemoryError}, so that stopping guests, unwinding
    * their threads and closing their contexts (all of which allocate) can finish; taken again once the
-   * pressure is over. Null while released.
+   * pressure is over and a later collection has shown room. Null while released.
    */
   private volatile byte[][] reserve;
   private final int reserveChunks;
