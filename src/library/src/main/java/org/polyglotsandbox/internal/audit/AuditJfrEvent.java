@@ -60,6 +60,16 @@ public final class AuditJfrEvent extends Event {
   }
 
   /** Commits the event if a recording has it enabled. */
+  /** Initialises this class and the text its fields take from {@code e}, recording nothing. */
+  static void prepare(AuditEvent e) {
+    new AuditJfrEvent().isEnabled();
+    json(e.attributes());
+    e.operation().id();
+    e.verdict().id();
+    e.layer().id();
+    e.time().toEpochMilli();
+  }
+
   static void emit(AuditEvent e) {
     AuditJfrEvent jfr = new AuditJfrEvent();
     if (!jfr.isEnabled()) {

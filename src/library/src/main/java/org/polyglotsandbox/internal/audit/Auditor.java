@@ -32,6 +32,19 @@ public final class Auditor implements AutoCloseable {
     this.toListener = listener == null ? null
         : new DeliveryQueue<>("the sandbox audit listener", threadName, QUEUE_CAPACITY, listener);
     this.attributes = Map.of();
+    prepare();
+  }
+
+  /**
+   * Initialises what publishing an event needs, the JFR event class above all, without recording
+   * anything: its first use would otherwise fall on the heap sentinel stopping an allocation bomb, and a
+   * class whose initialiser fails for want of heap fails for good ("Could not initialize class
+   * AuditJfrEvent" on every later stop; CI, eight bombs in a 384 MiB heap).
+   */
+  private static void prepare() {
+    AuditEvent sample = new AuditEvent("prepare", "", new SandboxEvent.LimitExceeded(java.time.Instant.EPOCH,
+        org.polyglotsandbox.Limit.MEMORY, "prepare", org.polyglotsandbox.Layer.WATCHDOG), Map.of("k", "v"));
+    AuditJfrEvent.prepare(sample);
   }
 
   private Auditor(DeliveryQueue<AuditEvent> toListener, Map<String, String> attributes) {
