@@ -59,7 +59,6 @@ public final class AuditJfrEvent extends Event {
     return attributes.isEmpty() ? "{}" : PlainData.toJson(attributes, PlainData.Format.textSafe());
   }
 
-  /** Commits the event if a recording has it enabled. */
   /** Initialises this class and the text its fields take from {@code e}, recording nothing. */
   static void prepare(AuditEvent e) {
     new AuditJfrEvent().isEnabled();
@@ -70,6 +69,7 @@ public final class AuditJfrEvent extends Event {
     e.time().toEpochMilli();
   }
 
+  /** Commits the event if a recording has it enabled. */
   static void emit(AuditEvent e) {
     AuditJfrEvent jfr = new AuditJfrEvent();
     if (!jfr.isEnabled()) {

@@ -353,11 +353,11 @@ final class HeapSentinel {
             }
             tellRelief();
           }
-          // Set before the second look at the runs, and read by add() after its put: either this sees the
-          // new run, or add() sees the flag and wakes it (both are volatile, so one of them must).
           if (usedAfterLastCollection < maxHeap / 2) {
             takeReserve();
           }
+          // Set before the second look at the runs, and read by add() after its put: either this sees the
+          // new run, or add() sees the flag and wakes it (both are volatile, so one of them must).
           idle = true;
           if (runs.isEmpty()) {
             LockSupport.park(this);
@@ -452,9 +452,8 @@ final class HeapSentinel {
     // is asked for once nothing stopped is left), or they start into a heap that is still nearly full
     // (seen: eight bombs admitted at 300 of 384 MiB, the heap out a few hundred ms later).
     boolean garbageLeft = afterCollection > holdLine && garbageOfStoppedRunsLeft(now);
-    if (garbageLeft && !stoppedPending && estimate <= holdLine
-        && now - lastCollectionRequestNanos > TimeUnit.MILLISECONDS.toNanos(COLLECTION_REQUEST_MILLIS)) {
-      collectionWanted = true;
+    if (garbageLeft && !stoppedPending && estimate <= holdLine) {
+      collectionWanted = true; // collectNow() keeps the requests apart
     }
     setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending || garbageLeft, stoppedPending);
     if (reserve == null && !pressure && afterCollection < holdLine) {
@@ -468,10 +467,9 @@ final class HeapSentinel {
 
   /**
    * Whether what runs stopped for memory held may still fill the heap: a stop in the last
-   * {@value #RELEASE_WAIT_SECONDS} s, and the heap after the last collection above half of it. Holds this
-   * or is called by the sentinel's own thread.
+   * {@value #RELEASE_WAIT_SECONDS} s, and the heap after the last collection above half of it.
    */
-  private synchronized boolean garbageOfStoppedRunsLeft(long now) {
+  private boolean garbageOfStoppedRunsLeft(long now) {
     return lastStopNanos != 0 && now - lastStopNanos < TimeUnit.SECONDS.toNanos(RELEASE_WAIT_SECONDS)
         && usedAfterLastCollection > maxHeap / 2;
   }
