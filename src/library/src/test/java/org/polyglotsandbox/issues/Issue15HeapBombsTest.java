@@ -54,7 +54,8 @@ class Issue15HeapBombsTest {
 
   /**
    * Every scenario ran, no good task got a wrong answer, the good tasks' outcomes match {@code goodOutcomes},
-   * every bomb ended {@code LIMIT_EXCEEDED memory}, and the sandbox served after each scenario.
+   * every bomb was stopped by a limit (memory, for some of them at least), and the sandbox served after each
+   * scenario.
    */
   static void checkPhases(String out, List<String> scenarios, String goodOutcomes) {
     List<String> seen = new ArrayList<>();
@@ -65,7 +66,10 @@ class Issue15HeapBombsTest {
       assertThat(Long.parseLong(m.group(2))).as("good tasks done in %s:\n%s", scenario, out).isPositive();
       assertThat(m.group(3)).as("wrong answers in %s", scenario).isEqualTo("0");
       assertThat(m.group(4)).as("good outcomes in %s", scenario).matches(goodOutcomes);
-      assertThat(m.group(5)).as("bomb outcomes in %s", scenario).matches("LIMIT_EXCEEDED:memory=\\d+");
+      // Stopped for memory, every bomb that got going; a bomb still in the interpreter of a fresh JVM, on two
+      // busy cores, can reach its wall-time (or CPU) limit first (seen: 2 of 6 js-arrays bombs, 58 MiB in 9 s).
+      assertThat(m.group(5)).as("bomb outcomes in %s", scenario)
+          .matches("(LIMIT_EXCEEDED:cpu_time=\\d+, )?LIMIT_EXCEEDED:memory=\\d+(, LIMIT_EXCEEDED:wall_time=\\d+)?");
       assertThat(m.group(7)).as("serves after %s", scenario).isEqualTo("OK/42,OK/12");
     }
     assertThat(seen).as("scenarios run:\n%s", out).isEqualTo(scenarios);
