@@ -12,26 +12,31 @@ import org.polyglotsandbox.ForkedJvm;
 
 /**
  * Issue 15, item 2: in a JVM with {@code -Xmx384m}, four JavaScript allocation bombs beside good tasks
- * ran the host out of heap; a class whose initialiser failed then broke every later run. Here four
- * bombs of each kind (JavaScript arrays and strings, Python lists and bytes), one kind after another,
- * run beside good tasks in both languages (with inputs) in one forked {@code -Xmx384m} JVM with default
- * limits: the heap guard must stop the bombs ({@code LIMIT_EXCEEDED memory}) before the host runs out,
- * every good task that runs must give its right answer, no host thread may see an
- * {@code OutOfMemoryError} (the JVM reports the first one thrown anywhere, caught or not), and the
- * sandbox must serve after each scenario.
+ * ran the host out of heap; a class whose initialiser failed then broke every later run. Here four and
+ * then eight bombs of each kind (JavaScript arrays and strings, Python lists and bytes), one kind after
+ * another, run beside good tasks in both languages (with inputs) in one forked {@code -Xmx384m} JVM with
+ * default limits: the heap guard must stop the bombs before the host runs out, every good task that runs
+ * must give its right answer, no host thread may see an {@code OutOfMemoryError} (the JVM reports the
+ * first one thrown anywhere, caught or not), and the sandbox must serve after each scenario.
  *
- * <p>Eight bombs at once can still run the heap out on two cores (README, Known limits):
- * {@link Issue15EightHeapBombsSoakTest}, run on demand, asserts the way back from it.
+ * <p>The eight-bomb scenarios come after the four-bomb ones in the same JVM on purpose: by then the bombs'
+ * loops are compiled and eight of them allocate over a gigabyte a second, the hardest case measured
+ * (RESULTS.md, 2026-12-02 evening and 2026-12-03). {@link Issue15EightHeapBombsSoakTest}, run on demand,
+ * asserts the way back for a machine where the heap does run out.
  */
 @Tag("slow")
 class Issue15HeapBombsTest {
-  private static final List<String> SCENARIOS = List.of("js-arrays:4", "js-strings:4", "py-lists:4", "py-bytes:4");
+  private static final List<String> SCENARIOS = List.of("js-arrays:4", "js-strings:4", "py-lists:4", "py-bytes:4",
+      "js-arrays:8", "js-strings:8", "py-lists:8", "py-bytes:8");
   private static final Pattern PHASE = Pattern.compile(
       "PHASE (\\S+) goodOk=(\\d+) wrong=(\\d+) good=\\{([^}]*)\\} bombs=\\{([^}]*)\\} slowestGoodMs=(\\d+) after=(\\S+)");
 
+  private static final String BOMB_LIMIT = "LIMIT_EXCEEDED:(cpu_time|memory|wall_time)=\\d+";
+  private static final String BOMB_OUTCOMES = BOMB_LIMIT + "(, " + BOMB_LIMIT + ")*";
+
   @Test
   void allocationBombs_areStoppedBeforeTheHostRunsOutOfHeap_andGoodTasksKeepTheirAnswers() throws Exception {
-    String out = runForked(SCENARIOS, 5, "VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError", "NoClassDefFoundError",
+    String out = runForked(SCENARIOS, 10, "VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError", "NoClassDefFoundError",
         "ExceptionInInitializerError", "Compiler initialization failed", "UNCAUGHT", "HOST-THROWABLE", "HOST-OOM",
         "HUNG", "WRONG", "GOOD-FAILED", "INTERNAL_ERROR");
     // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
@@ -54,7 +59,7 @@ class Issue15HeapBombsTest {
 
   /**
    * Every scenario ran, no good task got a wrong answer, the good tasks' outcomes match {@code goodOutcomes},
-   * every bomb was stopped by a limit (memory, for some of them at least), and the sandbox served after each
+   * every bomb was stopped by a limit (memory, CPU or wall time), and the sandbox served after each
    * scenario.
    */
   static void checkPhases(String out, List<String> scenarios, String goodOutcomes) {
@@ -66,10 +71,10 @@ class Issue15HeapBombsTest {
       assertThat(Long.parseLong(m.group(2))).as("good tasks done in %s:\n%s", scenario, out).isPositive();
       assertThat(m.group(3)).as("wrong answers in %s", scenario).isEqualTo("0");
       assertThat(m.group(4)).as("good outcomes in %s", scenario).matches(goodOutcomes);
-      // Stopped for memory, every bomb that got going; a bomb still in the interpreter of a fresh JVM, on two
-      // busy cores, can reach its wall-time (or CPU) limit first (seen: 2 of 6 js-arrays bombs, 58 MiB in 9 s).
-      assertThat(m.group(5)).as("bomb outcomes in %s", scenario)
-          .matches("(LIMIT_EXCEEDED:cpu_time=\\d+, )?LIMIT_EXCEEDED:memory=\\d+(, LIMIT_EXCEEDED:wall_time=\\d+)?");
+      // Every bomb stopped by a limit: its memory, mostly; a bomb still in the interpreter of a fresh JVM on busy
+      // cores allocates slowly enough to stay under the heap budget and meets its wall-time (or CPU) limit first
+      // (seen: all 4 js-arrays bombs of a JVM that took 33 s to build its sandbox beside two CPU burners).
+      assertThat(m.group(5)).as("bomb outcomes in %s", scenario).matches(BOMB_OUTCOMES);
       assertThat(m.group(7)).as("serves after %s", scenario).isEqualTo("OK/42,OK/12");
     }
     assertThat(seen).as("scenarios run:\n%s", out).isEqualTo(scenarios);

@@ -96,8 +96,9 @@ final class HeapSentinel {
     long credit;
     long atLastCheck;
     volatile boolean stoppedHere;
-    /** When the sentinel stopped it; guarded by the sentinel. */
+    /** When the sentinel stopped it, and what its program had allocated then; guarded by the sentinel. */
     long stoppedAtNanos;
+    long allocatedAtStop;
 
     Entry(RunMeter meter, double threshold) {
       this.meter = meter;
@@ -159,6 +160,8 @@ final class HeapSentinel {
   private int growthHead;
   private int growthCount;
   private long recentGrowthSum;
+  /** What the runs allocated (as the looks saw it) since the last collection; guarded by this. */
+  private long grownSinceCollection;
   /** A look's buffers, grown to the number of runs; guarded by this. */
   private Entry[] entries = new Entry[16];
   private long[] liveBuf = new long[16];
@@ -235,7 +238,14 @@ final class HeapSentinel {
 
   /** Ends a run's charge: what it held is unreachable now. */
   void remove(RunMeter meter) {
-    if (runs.remove(meter) != null && pressure) {
+    Entry e = runs.remove(meter);
+    if (e != null && e.stoppedHere && LOG.isLoggable(System.Logger.Level.DEBUG)) {
+      // How long a stop took, and what the guest allocated meanwhile: what the kill line must leave room for.
+      LOG.log(System.Logger.Level.DEBUG, "heap sentinel: stopped run " + meter.guard().runId() + " ended "
+          + (System.nanoTime() - e.stoppedAtNanos) / 1_000_000 + " ms after its stop, its program allocating "
+          + (meter.allocatedBytes() - e.allocatedAtStop) / MIB + " MiB more");
+    }
+    if (e != null && pressure) {
       wake(); // its memory may have been the pressure
     }
   }
@@ -306,6 +316,7 @@ final class HeapSentinel {
     }
     long now = System.nanoTime();
     synchronized (this) {
+      grownSinceCollection = 0;
       readings.add(new Reading(now, used));
       while (readings.size() > 1
           && now - readings.peekFirst().nanos() > TimeUnit.SECONDS.toNanos(HOST_WINDOW_SECONDS)) {
@@ -419,14 +430,23 @@ final class HeapSentinel {
     lastCheckNanos = now;
     long window = TimeUnit.MILLISECONDS.toNanos(CANCEL_LATENCY_MILLIS);
     addGrowth(now, grew);
+    grownSinceCollection += grew;
     while (growthCount > 0 && now - growthNanos[growthHead] > window) {
       dropOldestGrowth();
     }
     // Bytes per second, for when to look next: the faster of now and the window's average.
     double rate = Math.max(grew / seconds, recentGrowthSum * 1e9 / window);
     long host = hostEstimate();
-    long estimate = host + total;
     long afterCollection = usedAfterLastCollection;
+    // After a stop, what the stopped runs held is garbage that young collections do not reach, off the books
+    // once they end: until a full collection has freed it, the heap holds at least what the last collection
+    // left plus all the runs allocated since (seen without this: three bombs left running after a stop took
+    // the heap from 256 to 376 of 384 MiB in 180 ms while the estimate counted only their own charges).
+    long booked = host + total;
+    long estimate = booked;
+    if (garbageOfStoppedRunsLeft(now)) {
+      estimate = Math.max(booked, afterCollection + grownSinceCollection);
+    }
     long budget = (long) (threshold * maxHeap);
     long margin = maxHeap / 10;
     long inFlight = Math.min(maxHeap * 2 / 5, recentGrowthSum);
@@ -452,7 +472,8 @@ final class HeapSentinel {
     // is asked for once nothing stopped is left), or they start into a heap that is still nearly full
     // (seen: eight bombs admitted at 300 of 384 MiB, the heap out a few hundred ms later).
     boolean garbageLeft = afterCollection > holdLine && garbageOfStoppedRunsLeft(now);
-    if (garbageLeft && !stoppedPending && estimate <= holdLine) {
+    // (Not while the running runs book more than the hold line themselves: a collection would not bring it below.)
+    if (garbageLeft && !stoppedPending && booked <= holdLine) {
       collectionWanted = true; // collectNow() keeps the requests apart
     }
     setPressure(estimate > holdLine || afterCollection > hardLine || stoppedPending || garbageLeft, stoppedPending);
@@ -546,6 +567,7 @@ final class HeapSentinel {
       }
       e.stoppedHere = true;
       e.stoppedAtNanos = now;
+      e.allocatedAtStop = programBuf[heaviest];
       lastStopNanos = now;
       any = true;
       e.meter.guard().trip(Limit.MEMORY, detail(level, budget, programBuf[heaviest]), Layer.WATCHDOG, true);
