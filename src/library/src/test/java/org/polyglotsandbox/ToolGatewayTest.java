@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -143,6 +144,73 @@ class ToolGatewayTest {
           List.of("str", true, false), List.of("list", true, false), List.of("dict", true, false),
           List.of("int", true, false)));
     }
+  }
+
+  @Test
+  void pythonStructuredAnswers_smallAndLarge_arriveAsEqualValuesOfTheSameTypesAndOrder() {
+    // Small answers cross as a flat tape the wrapper builds, larger ones (over 256 tokens) as JSON text for
+    // _json's scanner: both must give the guest what the handler returned, with the same types (repr tells
+    // 1 from 1.0 and True, and -0.0 from 0.0) and the same key order, and a fresh value on every call.
+    ExecutionResult r = sandbox.run(Language.PYTHON, """
+        cases = [
+            {'a': [1, 2.5, 'x', None, True, False, {'b': [], 'c': {}}], 'big': 10 ** 30, 'top': 2 ** 63,
+             'low': -(2 ** 63), 'u': 'é\\u2028\\\\"\\n\\x00', 'z': -0.0, 'f': 1e300, 'k': {'': ''}},
+            [[[]]], {}, [], [None], {'x': None}, [10 ** 20, -10 ** 20, 0.1],
+            list(range(300)),
+            {'k' + str(i): {'v': i, 's': str(i), 'f': i / 4} for i in range(100)},
+        ]
+        out = []
+        for v in cases:
+            x = tools.give(v=v)
+            same = x == v and repr(x) == repr(v) and type(x) is type(v)
+            if same and isinstance(v, dict):
+                same = list(x) == list(v)
+            x2 = tools.give(v=v)
+            out.append([same, x2 == v and x2 is not x])
+        out""");
+    assertThatRun(r).isOk();
+    assertThat(r.value()).isEqualTo(java.util.Collections.nCopies(9, List.of(true, true)));
+  }
+
+  @Test
+  void pythonTapeDugOutOfTheWrapper_isGuestDataWithNoHostDetail() {
+    // The wrapper's closure is introspectable: a guest can call raw itself and hold the tape of a structured
+    // answer (or raw). Whatever it does with either, what it sees names nothing of the host. Found here: a write
+    // the tape refused showed GraalPy's message with Truffle's proxy class in it, and str(raw) showed the
+    // gateway's lambda class (before the tape existed).
+    ExecutionResult r = sandbox.run(Language.PYTHON, """
+        tape = raw = None
+        for cell in type(tools).__call__.__closure__:
+            try:
+                x = cell.cell_contents('give', {'v': [1, 2]})
+            except Exception:
+                continue
+            if 'oreign' in type(x).__name__ and x is not None:
+                tape, raw = x, cell.cell_contents
+        seen = [tape[0], tape[1], tape[2], len(tape)]
+        def attempt(f):
+            try:
+                return 'ok: ' + str(f())
+            except Exception as e:
+                return type(e).__name__ + ': ' + str(e)
+        def write():
+            tape[0] = 'x'
+        def delete():
+            del tape[0]
+        def write_far():
+            tape[99] = 1
+        def delete_far():
+            del tape[99]
+        for f in (write, delete, write_far, delete_far, lambda: tape[99], lambda: tape.append(1), lambda: repr(tape), lambda: str(tape),
+                  lambda: tape.foo, lambda: dir(tape), lambda: list(tape), lambda: tape + [3], lambda: repr(raw),
+                  lambda: str(raw), lambda: raw[0], lambda: raw.foo, lambda: setattr(raw, 'x', 1), lambda: len(raw),
+                  lambda: raw(), lambda: raw(1, 2, 3), lambda: dir(raw), lambda: hash(raw), lambda: raw == raw):
+            seen.append(attempt(f))
+        seen""");
+    assertThatRun(r).isOk().leaksNoHostDetail();
+    @SuppressWarnings("unchecked")
+    List<Object> value = (List<Object>) r.value();
+    assertThat(value.subList(0, 4)).containsExactly("[ii]", 1L, 2L, 3L);
   }
 
   @ParameterizedTest

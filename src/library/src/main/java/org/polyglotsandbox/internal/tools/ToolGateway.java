@@ -16,6 +16,7 @@ import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
@@ -43,8 +44,9 @@ import org.polyglotsandbox.internal.text.Durations;
  * a closure of a small guest-side wrapper. It takes a string and a guest object and returns a string:
  * {@code "R" + json} for a result, {@code "E" + json} for an error, which the wrapper parses with the
  * guest's own JSON parser (a fresh guest value) or throws as a guest {@code ToolError}. For Python, a
- * result that is a number, boolean or null comes back as that primitive and text as {@code "S" + text}
- * (see {@link #forPython}): never a host object either. No host
+ * result that is a number, boolean or null comes back as that primitive, text as {@code "S" + text}, and a
+ * small list or map as a {@link ProxyArray} of strings and primitives that the wrapper copies into a
+ * fresh list or dict (see {@link #forPython}): never a host object either. No host
  * exception, host object or host class name ever reaches the guest. A guest that digs {@code raw} out
  * (Python closures are introspectable) gains nothing: every check is here, on the host side.
  *
@@ -59,6 +61,12 @@ public final class ToolGateway {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   /** Values and nesting an argument object may hold, whatever its byte cap. */
   static final int MAX_ARGUMENT_NODES = 10_000;
+  /**
+   * A structured answer for Python of at most this many tokens crosses as a flat tape that the wrapper
+   * builds ({@link PlainData#tape}); a larger one as JSON text for {@code _json}'s scanner, whose fixed
+   * cost a large value amortises while the tape's per-token reads of a host array do not.
+   */
+  static final int MAX_TAPE_TOKENS = 256;
   static final int MAX_ARGUMENT_DEPTH = 32;
   private static final PlainData.Format ARGUMENTS =
       PlainData.Format.strict(MAX_ARGUMENT_DEPTH + 1, Integer.MAX_VALUE);
@@ -115,8 +123,10 @@ public final class ToolGateway {
    *
    * <p>Per call it does as little as it can in Python, because only this source's code is shared (and
    * compiled) across contexts, while the standard library's is parsed and interpreted afresh in each
-   * one: a number, boolean or {@code None} comes back as itself, a string as {@code "S" + text}, and
-   * only lists, maps, big numbers and errors as JSON, read with the {@code _json} module's scanner
+   * one: a number, boolean or {@code None} comes back as itself, a string as {@code "S" + text}, a list
+   * or map of at most {@value #MAX_TAPE_TOKENS} tokens as a flat tape ({@link PlainData#tape}) that
+   * {@code build} walks (about 40 us less than scanning its JSON for a two-key map; RESULTS.md,
+   * 2026-12-03), and only larger ones and errors as JSON, read with the {@code _json} module's scanner
    * (written in Java, {@link PythonJson}) instead of {@code json.loads} (Python), with no import of
    * {@code json}. Tool nodes ({@code tools.kv}, {@code tools.kv.get})
    * are kept once made, up to 256 names.
@@ -124,7 +134,8 @@ public final class ToolGateway {
   private static final String PYTHON_WRAPPER = """
       def _polyglot_sandbox_tools(raw):
           scan = JSON_SCANNER
-          isinstance_, len_, dict_, str_, type_ = isinstance, len, dict, str, type
+          isinstance_, len_, dict_, str_, type_, int_ = isinstance, len, dict, str, type, int
+          plain = (int, float, bool)
           TypeError_, AttributeError_, RuntimeError_ = TypeError, AttributeError, RuntimeError
           setattr_ = object.__setattr__
           nodes = {}
@@ -165,8 +176,11 @@ public final class ToolGateway {
                   else:
                       a = kwargs
                   r = raw(self.__name, a)
-                  if type_(r) is not str_:
-                      return None if r is None else r
+                  if r is None:  # the host's null arrives as a foreign None
+                      return None
+                  t = type_(r)
+                  if t is not str_:
+                      return r if t in plain else build(r)
                   tag = r[0]
                   if tag == 'S':
                       return r[1:]
@@ -174,6 +188,49 @@ public final class ToolGateway {
                   if tag == 'R':
                       return body
                   raise ToolError(body['message'], body['code'])
+          def build(tape):
+              # A structured answer as the host's flat tape (PlainData.tape): one kind per token, data after.
+              kinds = tape[0]
+              stack = []
+              push, pop = stack.append, stack.pop
+              cur = root = key = None
+              in_dict = False
+              i = 1
+              for k in kinds:
+                  if k == 'k':
+                      key = tape[i]
+                      i += 1
+                      continue
+                  if k == '}' or k == ']':
+                      cur, in_dict, key = pop()
+                      continue
+                  if k == '{':
+                      v = {}
+                  elif k == '[':
+                      v = []
+                  elif k == 'n':
+                      v = None
+                  elif k == 't':
+                      v = True
+                  elif k == 'F':
+                      v = False
+                  elif k == 'B':
+                      v = int_(tape[i])
+                      i += 1
+                  else:
+                      v = tape[i]
+                      i += 1
+                  if cur is None:
+                      root = v
+                  elif in_dict:
+                      cur[key] = v
+                  else:
+                      cur.append(v)
+                  if k == '{' or k == '[':
+                      push((cur, in_dict, key))
+                      cur = v
+                      in_dict = k == '{'
+              return root
           Tool.__module__ = 'tools'
           Tool.__qualname__ = Tool.__name__ = 'Tools'
           return Tool('')
@@ -228,7 +285,7 @@ public final class ToolGateway {
   /** Defines {@code tools} in a fresh context; {@code measure} was made in it before any guest code. */
   public void install(Context context, GuestMeasure measure) {
     this.measure = measure;
-    ProxyExecutable raw = this::call;
+    ProxyExecutable raw = new Raw(this);
     if (language == Language.JAVASCRIPT) {
       context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
     } else {
@@ -364,8 +421,10 @@ public final class ToolGateway {
   /**
    * What {@code raw} hands the Python wrapper for a checked result: a number, boolean or null as
    * itself (GraalPy sees an {@code int}, {@code float}, {@code bool} or {@code None}), text as
-   * {@code "S" + text}, anything else as {@code "R" + json}. {@code json} is the result already
-   * checked and encoded, so every cap has been applied whatever form it takes.
+   * {@code "S" + text}, a list or map of at most {@value #MAX_TAPE_TOKENS} tokens as the tape of
+   * {@code json} ({@link PlainData#tape}), anything larger as {@code "R" + json}. {@code json} is the
+   * result already checked and encoded, so every cap has been applied whatever form it takes, and the
+   * tape is read from that text, not from the handler's value again (which could answer differently).
    */
   private static Object forPython(Object result, String json) {
     if (result == null || result instanceof Boolean) {
@@ -380,7 +439,8 @@ public final class ToolGateway {
     if (result instanceof CharSequence || result instanceof Character) {
       return "S" + result;
     }
-    return "R" + json;
+    Object[] tape = PlainData.tape(json, MAX_TAPE_TOKENS);
+    return tape == null ? "R" + json : new Tape(tape);
   }
 
   /**
@@ -427,6 +487,81 @@ public final class ToolGateway {
       throw new ExecutionException(failure);
     }
     return result;
+  }
+
+  /**
+   * The host side of {@code raw}: a class of its own, because a guest that digs {@code raw} out of the
+   * Python wrapper's closure and calls {@code str()} on it is shown this object's {@code toString()}, and
+   * a lambda's names a host class ({@code ToolGatewayTest}).
+   */
+  private static final class Raw implements ProxyExecutable {
+    private final ToolGateway gateway;
+
+    Raw(ToolGateway gateway) {
+      this.gateway = gateway;
+    }
+
+    @Override
+    public Object execute(Value... args) {
+      return gateway.call(args);
+    }
+
+    @Override
+    public String toString() {
+      return "tools";
+    }
+  }
+
+  /**
+   * One call's tape ({@link PlainData#tape}) as the Python wrapper reads it. The wrapper reads it once and
+   * drops it; a guest that calls {@code raw} itself gets a tape of its own, and may change it as it likes:
+   * every change a list allows is allowed here, because a refused one would show the guest GraalPy's
+   * message naming the host's proxy class ({@code ToolGatewayTest}).
+   */
+  private static final class Tape implements ProxyArray {
+    private final List<Object> items;
+
+    Tape(Object[] tape) {
+      this.items = new java.util.ArrayList<>(java.util.Arrays.asList(tape));
+    }
+
+    @Override
+    public Object get(long index) {
+      return items.get(checked(index, items.size()));
+    }
+
+    @Override
+    public void set(long index, Value value) {
+      int i = checked(index, items.size() + 1);
+      if (i == items.size()) {
+        items.add(value);
+      } else {
+        items.set(i, value);
+      }
+    }
+
+    @Override
+    public boolean remove(long index) {
+      items.remove(checked(index, items.size()));
+      return true;
+    }
+
+    @Override
+    public long getSize() {
+      return items.size();
+    }
+
+    private static int checked(long index, int bound) {
+      if (index < 0 || index >= bound) {
+        throw new ArrayIndexOutOfBoundsException();
+      }
+      return (int) index;
+    }
+
+    @Override
+    public String toString() {
+      return "tape";
+    }
   }
 
   private void record(ToolBinding tool, long argumentBytes, long start, Status status) {
