@@ -52,6 +52,27 @@ class PythonSleepTest {
   }
 
   @Test
+  void hostFunctionsDugOutOfTheShieldsClosures_nameNoHostClass() {
+    // Python closures are introspectable: the shield's time.sleep and its process functions close over the
+    // host functions it was installed with. Seen before they were named: str() of one showed
+    // org.polyglotsandbox.internal.engine.ProcessShield$$Lambda/0x...
+    ExecutionResult r = sandbox.run(Language.PYTHON, """
+        import time, posix
+        found = []
+        for f in [time.sleep] + [getattr(posix, n, None) for n in ('system', 'kill', 'getpid', 'execv', 'fork')]:
+            for cell in (getattr(f, '__closure__', None) or ()):
+                c = cell.cell_contents
+                if 'oreign' in type(c).__name__:
+                    found.append(str(c))
+                    found.append(repr(c))
+        found""");
+    assertThatRun(r).isOk().leaksNoHostDetail();
+    @SuppressWarnings("unchecked")
+    List<Object> found = (List<Object>) r.value();
+    assertThat(found).contains("pause");
+  }
+
+  @Test
   void sleep_refusesWhatCPythonRefuses() {
     assertThatRun(sandbox.run(Language.PYTHON, """
         import time

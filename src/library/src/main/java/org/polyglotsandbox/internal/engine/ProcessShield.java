@@ -9,6 +9,7 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.internal.EnforcementSink;
+import org.polyglotsandbox.internal.boundary.GuestFunction;
 
 /**
  * GraalPy's process-wide operations and host identity, replaced inside each Python context before any
@@ -414,7 +415,7 @@ final class ProcessShield {
    * Parks the calling guest thread for the given seconds, at most {@value #PAUSE_MAX_MILLIS} ms: the
    * shield's {@code time.sleep} calls it in a loop, so that a cancelled run stops between two calls.
    */
-  private static final ProxyExecutable PAUSE = args -> {
+  private static final ProxyExecutable PAUSE = GuestFunction.named("pause", args -> {
     if (args.length == 1 && args[0].isNumber() && args[0].fitsInDouble()) {
       double seconds = args[0].asDouble();
       if (seconds > 0) {
@@ -422,13 +423,14 @@ final class ProcessShield {
       }
     }
     return null;
-  };
+  });
 
   private ProcessShield() {}
 
   /** Replaces the functions in a fresh Python context; denials are reported to {@code sink}. */
   static void install(Context context, EnforcementSink sink) {
-    ProxyExecutable report = args -> {
+    // Named (GuestFunction): str() of a function dug out of a closure must not show a host class.
+    ProxyExecutable report = GuestFunction.named("report", args -> {
       // Only an index into a fixed table: a guest that digs this out of a closure can only record a denial.
       if (args.length == 1 && args[0].isNumber() && args[0].fitsInInt()) {
         int i = args[0].asInt();
@@ -438,7 +440,7 @@ final class ProcessShield {
         }
       }
       return null;
-    };
+    });
     Value install = context.eval(PYTHON);
     install.execute(report, PAUSE);
   }

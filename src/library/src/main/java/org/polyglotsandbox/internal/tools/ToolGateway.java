@@ -28,6 +28,7 @@ import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
 import org.polyglotsandbox.internal.PythonJson;
+import org.polyglotsandbox.internal.boundary.GuestFunction;
 import org.polyglotsandbox.internal.boundary.GuestMeasure;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
@@ -285,7 +286,8 @@ public final class ToolGateway {
   /** Defines {@code tools} in a fresh context; {@code measure} was made in it before any guest code. */
   public void install(Context context, GuestMeasure measure) {
     this.measure = measure;
-    ProxyExecutable raw = new Raw(this);
+    // Named: a guest that digs raw out of the Python wrapper's closure sees "tools", not a host class.
+    ProxyExecutable raw = GuestFunction.named("tools", this::call);
     if (language == Language.JAVASCRIPT) {
       context.eval(JAVASCRIPT_INSTALL).execute(raw, context.eval(JAVASCRIPT_PARSE));
     } else {
@@ -487,29 +489,6 @@ public final class ToolGateway {
       throw new ExecutionException(failure);
     }
     return result;
-  }
-
-  /**
-   * The host side of {@code raw}: a class of its own, because a guest that digs {@code raw} out of the
-   * Python wrapper's closure and calls {@code str()} on it is shown this object's {@code toString()}, and
-   * a lambda's names a host class ({@code ToolGatewayTest}).
-   */
-  private static final class Raw implements ProxyExecutable {
-    private final ToolGateway gateway;
-
-    Raw(ToolGateway gateway) {
-      this.gateway = gateway;
-    }
-
-    @Override
-    public Object execute(Value... args) {
-      return gateway.call(args);
-    }
-
-    @Override
-    public String toString() {
-      return "tools";
-    }
   }
 
   /**
