@@ -165,12 +165,13 @@ public final class PlainData {
    * string with one character per token ({@code {} []} for objects and arrays, {@code k} a key,
    * {@code s} a string, {@code i} an integer that fits a {@code long}, {@code B} a larger integer as its
    * decimal text, {@code f} a finite double, {@code t} true, {@code F} false, {@code n} null), and the
-   * elements after it are the keys and values that carry data, in order. Null if the value has more
-   * than {@code maxTokens} tokens (the caller then hands over the JSON text).
+   * elements after it are the keys and values that carry data, in order: a new list the caller may keep
+   * and change. Null if the value has more than {@code maxTokens} tokens (the caller then hands over the
+   * JSON text).
    *
    * @param json one JSON value, already checked by {@link #toJson} against the caller's bounds
    */
-  public static Object[] tape(String json, int maxTokens) {
+  public static List<Object> tape(String json, int maxTokens) {
     StringBuilder kinds = new StringBuilder();
     List<Object> data = new ArrayList<>();
     data.add(null);
@@ -215,7 +216,7 @@ public final class PlainData {
       throw new IllegalArgumentException("not one JSON value", e);
     }
     data.set(0, kinds.toString());
-    return data.toArray();
+    return data;
   }
 
   /**

@@ -62,15 +62,15 @@ public final class ToolGateway {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   /** Values and nesting an argument object may hold, whatever its byte cap. */
   static final int MAX_ARGUMENT_NODES = 10_000;
+  static final int MAX_ARGUMENT_DEPTH = 32;
+  private static final PlainData.Format ARGUMENTS =
+      PlainData.Format.strict(MAX_ARGUMENT_DEPTH + 1, Integer.MAX_VALUE);
   /**
    * A structured answer for Python of at most this many tokens crosses as a flat tape that the wrapper
    * builds ({@link PlainData#tape}); a larger one as JSON text for {@code _json}'s scanner, whose fixed
    * cost a large value amortises while the tape's per-token reads of a host array do not.
    */
   static final int MAX_TAPE_TOKENS = 256;
-  static final int MAX_ARGUMENT_DEPTH = 32;
-  private static final PlainData.Format ARGUMENTS =
-      PlainData.Format.strict(MAX_ARGUMENT_DEPTH + 1, Integer.MAX_VALUE);
   /** Tool names a run may try that are unknown or not allowed and still be reported one by one. */
   private static final int MAX_DENIALS_REPORTED = 100;
   /** How often a guest thread waiting for a handler checks whether its run was cancelled. */
@@ -441,7 +441,7 @@ public final class ToolGateway {
     if (result instanceof CharSequence || result instanceof Character) {
       return "S" + result;
     }
-    Object[] tape = PlainData.tape(json, MAX_TAPE_TOKENS);
+    List<Object> tape = PlainData.tape(json, MAX_TAPE_TOKENS);
     return tape == null ? "R" + json : new Tape(tape);
   }
 
@@ -500,8 +500,9 @@ public final class ToolGateway {
   private static final class Tape implements ProxyArray {
     private final List<Object> items;
 
-    Tape(Object[] tape) {
-      this.items = new java.util.ArrayList<>(java.util.Arrays.asList(tape));
+    /** @param tape {@link PlainData#tape}'s list, taken as it is (a fresh one per call) */
+    Tape(List<Object> tape) {
+      this.items = tape;
     }
 
     @Override

@@ -2,13 +2,14 @@ package org.polyglotsandbox.internal.boundary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The flat tape the Python tool wrapper builds structured answers from ({@link PlainData#tape}). */
 class PlainDataTapeTest {
   @Test
   void tokensInOrder_withOnlyKeysAndDataAfterTheKinds() {
-    Object[] tape = PlainData.tape(
+    List<Object> tape = PlainData.tape(
         "{\"a\":[1,2.5,\"x\",null,true,false,{}],\"big\":123456789012345678901234567890,\"e\":[]}", 256);
     assertThat(tape).containsExactly("{k[ifsntF{}]kBk[]}", "a", 1L, 2.5, "x", "big",
         "123456789012345678901234567890", "e");
