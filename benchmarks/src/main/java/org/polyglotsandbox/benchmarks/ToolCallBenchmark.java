@@ -46,12 +46,14 @@ import org.polyglotsandbox.Tool;
  * of the time between consecutive handler calls ({@link Intervals}), one full round trip each.
  *
  * <p>{@code result} picks what the tool answers: {@code NUMBER} (the sum, which Python receives as a
- * plain {@code int}) or {@code OBJECT} ({@code {"sum": n}}, which crosses as JSON in both languages).
- * JavaScript and Python run in the same JMH run, one fork per parameter set, so their numbers compare.
- * Issue 19's Python run (target 4: at most 10 microseconds median from a warm run):
+ * plain {@code int}) or {@code OBJECT} ({@code {"sum": n}}, which JavaScript parses from JSON and Python
+ * builds from a flat tape). JavaScript and Python run in the same JMH run, one fork per parameter set, so
+ * their numbers compare. Issue 19's run (target 4: at most 10 microseconds median from a warm run). Each
+ * invocation makes a fresh context, and on 2 cores the Truffle compiler keeps compiling GraalPy's import
+ * machinery for about a minute of them, so the warm-up is long:
  *
  * <pre>{@code
- * benchmarks/run 'ToolCallBenchmark.roundTrip' -wi 4 -w 2s -i 5 -r 2s
+ * benchmarks/run 'ToolCallBenchmark.roundTrip' -wi 16 -w 2s -i 5 -r 2s
  * }</pre>
  *
  * <p>Target: under 5 microseconds median per call (optimizing runtime on, small arguments); see
