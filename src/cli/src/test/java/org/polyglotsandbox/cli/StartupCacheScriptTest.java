@@ -52,6 +52,29 @@ class StartupCacheScriptTest {
     return r.out().strip();
   }
 
+  /** The cache startup_cache_language picks for a command line: js, python, or none. */
+  private String cacheFor(String arguments) throws IOException, InterruptedException {
+    Result r = bash(Map.of(), "bash", "-c", "here=" + BIN + "; . " + BIN.resolve("startup-cache.sh")
+        + "; startup_cache_language " + arguments);
+    assertThat(r.status()).as(r.toString()).isZero();
+    return r.out().strip();
+  }
+
+  @Test
+  void language_ofRunFromItsFileOrFlag_pythonForProbe_noneForTheRest() throws Exception {
+    assertThat(cacheFor("run task.js --json")).isEqualTo("js");
+    assertThat(cacheFor("run --policy p.json task.PY")).isEqualTo("python");
+    assertThat(cacheFor("run --lang=python task.txt")).isEqualTo("python");
+    assertThat(cacheFor("run --mount a.py:/data task.mjs")).as("a flag's value is not the file").isEqualTo("js");
+    assertThat(cacheFor("run task.txt")).isEmpty();
+    assertThat(cacheFor("run --help")).isEmpty();
+    assertThat(cacheFor("probe")).isEqualTo("python");
+    assertThat(cacheFor("probe guest-samples/policy.json --json")).isEqualTo("python");
+    assertThat(cacheFor("policy explain p.json")).isEmpty();
+    assertThat(cacheFor("stubs --lang ts")).isEmpty();
+    assertThat(cacheFor("")).isEmpty();
+  }
+
   @Test
   void key_changesWithEveryPartOfTheBuildAndTheJdk() throws Exception {
     Path root = dir.resolve("fake");
