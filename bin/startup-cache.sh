@@ -1,4 +1,4 @@
-# Sourced by bin/sandbox: the start-up cache of `bin/sandbox run` and `probe` (JDK 25's ahead-of-time cache, JEP 483/514/515).
+# Sourced by bin/sandbox: the start-up cache of `bin/sandbox run`, `probe` and `mcp` (JDK 25's ahead-of-time cache, JEP 483/514/515).
 #
 # What it is: a copy of the JDK made with jlink, without the JDK's empty jdk.graal.compiler module (so the
 # Graal compiler jars go on the plain --module-path: the JVM refuses an AOT cache with --upgrade-module-path),
@@ -18,12 +18,12 @@
 # otherwise only uses a cache that is ready).
 
 # Prints js or python for the arguments of `sandbox run ...`, or nothing if they do not say; python for
-# `sandbox probe ...`, whose Python half is its longer one (a JavaScript-only policy's probe loads the
-# classes the Python cache lacks the usual way).
+# `sandbox probe ...` and `sandbox mcp ...`, which start both languages and whose Python half is the
+# longer one (classes the Python cache lacks, JavaScript's among them, load the usual way).
 startup_cache_language() {
   case "${1:-}" in
     run) ;;
-    probe) echo python; return 0 ;;
+    probe|mcp) echo python; return 0 ;;
     *) return 0 ;;
   esac
   shift

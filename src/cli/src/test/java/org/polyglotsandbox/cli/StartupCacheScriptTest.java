@@ -61,7 +61,7 @@ class StartupCacheScriptTest {
   }
 
   @Test
-  void language_ofRunFromItsFileOrFlag_pythonForProbe_noneForTheRest() throws Exception {
+  void language_ofRunFromItsFileOrFlag_pythonForProbeAndMcp_noneForTheRest() throws Exception {
     assertThat(cacheFor("run task.js --json")).isEqualTo("js");
     assertThat(cacheFor("run --policy p.json task.PY")).isEqualTo("python");
     assertThat(cacheFor("run --lang=python task.txt")).isEqualTo("python");
@@ -70,6 +70,7 @@ class StartupCacheScriptTest {
     assertThat(cacheFor("run --help")).isEmpty();
     assertThat(cacheFor("probe")).isEqualTo("python");
     assertThat(cacheFor("probe guest-samples/policy.json --json")).isEqualTo("python");
+    assertThat(cacheFor("mcp --http 8080")).isEqualTo("python");
     assertThat(cacheFor("policy explain p.json")).isEmpty();
     assertThat(cacheFor("stubs --lang ts")).isEmpty();
     assertThat(cacheFor("")).isEmpty();
