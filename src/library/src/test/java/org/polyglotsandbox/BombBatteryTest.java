@@ -33,8 +33,8 @@ class BombBatteryTest {
     EXPECTED.put("loop.py", CPU);
     EXPECTED.put("catch-loop.js", CPU);
     EXPECTED.put("catch-loop.py", CPU);
-    // On a slow machine a fresh JVM can still be filling arrays in the interpreter when its 2 s of CPU
-    // run out (CI, 2026-12-03: cpu_time); the allocation cap stops it otherwise.
+    // CI on a slow machine saw cpu_time (2026-12-03), likely a fresh JVM filling arrays before the JIT
+    // compiled the loop; the allocation cap stops it otherwise.
     EXPECTED.put("alloc.js", Set.of("memory", "cpu_time"));
     EXPECTED.put("alloc.py", Set.of("memory"));
     // GraalJS caps string length (RangeError) before memory runs out; either way the run ends early.
