@@ -21,11 +21,19 @@ import org.polyglotsandbox.Language;
 public final class ContextFactory {
   private ContextFactory() {}
 
-  /** A shared engine for code caching across runs; nothing else is shared. */
+  /**
+   * A shared engine for code caching across runs; nothing else is shared.
+   *
+   * <p>The host's {@code -Dpolyglot.*} system properties are not read: they set the host's own
+   * engines, and would otherwise change the guest's language options or make CONSTRAINED refuse the
+   * build. ({@code polyglot.engine.userResourceCache}, where GraalPy's files are extracted, is read by
+   * Truffle for the whole process either way.)
+   */
   public static Engine newEngine(Iterable<Language> languages, OutputStream engineLog) {
     String[] ids = ids(languages);
     return Engine.newBuilder(ids)
         .sandbox(SandboxPolicy.CONSTRAINED)
+        .useSystemProperties(false)
         .out(OutputStream.nullOutputStream())
         .err(engineLog)
         .build();
