@@ -134,6 +134,16 @@ public final class PolyglotSandbox implements AutoCloseable {
     return core.runtimeName();
   }
 
+  /**
+   * Completes when the warm-up {@link Builder#build()} starts has ended: already complete unless the
+   * sandbox was built with {@link Builder#startInBackground()}. Completes exceptionally with an
+   * {@link IllegalStateException} saying why if that warm-up failed (every run then throws it too) or the
+   * sandbox was closed first.
+   */
+  public java.util.concurrent.CompletionStage<Void> started() {
+    return core.started();
+  }
+
   /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
   public boolean isOptimizingRuntime() {
     return !"Interpreted".equals(core.runtimeName());
@@ -150,6 +160,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * calling thread cancels the run. The guest's limits count from its program's first statement; the
    * wait and the sandbox's own set-up before it are bounded by {@link Builder#startTimeout} and
    * reported in {@link ExecutionResult.Usage#queueTime()} and {@link ExecutionResult.Usage#setupTime()}.
+   * In a sandbox built with {@link Builder#startInBackground()}, a run first waits for the warm-up to end
+   * (also in its queue time, and not bounded by the start timeout).
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
    *     not plain data, a declared output file lies outside every mount, or a file of the run
@@ -161,7 +173,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    *     tried again
    * @throws java.util.concurrent.CancellationException if the calling thread was interrupted while the
    *     run waited for its turn (the interrupt status is kept)
-   * @throws IllegalStateException if the sandbox is closed
+   * @throws IllegalStateException if the sandbox is closed, or its warm-up in the background failed
+   *     (the message says why)
    */
   public ExecutionResult run(Script script) {
     return core.run(script, admit(script)).auditedWith(script);
@@ -171,7 +184,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * Starts a run and returns at once; the future completes with the result, as {@link #run(Script)}
    * returns it. It fails with {@link RejectedExecutionException} if the sandbox is too busy to queue the
    * run or the run did not start within {@link Builder#startTimeout} (the guest did not run), and with
-   * {@link IllegalStateException} if the sandbox closes before the run starts. Cancelling
+   * {@link IllegalStateException} if the sandbox closes before the run starts or its warm-up in the
+   * background failed. Cancelling
    * the future cancels the run (or its place in the queue).
    *
    * @throws IllegalArgumentException if the policy does not allow the script's language, an input is
@@ -293,6 +307,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Duration startTimeout = DEFAULT_START_TIMEOUT;
     private Consumer<? super AuditEvent> auditListener;
     private boolean singleRun;
+    private boolean inBackground;
 
     private Builder() {}
 
@@ -402,6 +417,22 @@ public final class PolyglotSandbox implements AutoCloseable {
      */
     public Builder singleRun() {
       this.singleRun = true;
+      return this;
+    }
+
+    /**
+     * Makes {@link #build()} return once the engine is made, and run the warm-up (the first context of each
+     * language in the JVM, which takes seconds, and {@link #warmUp}'s budget) on a thread of its own. For a
+     * server that must answer at once, such as an MCP server whose client gives up on a slow
+     * {@code initialize}. Everything that does not run guest code works at once ({@link PolyglotSandbox#policy},
+     * {@link PolyglotSandbox#describeForModel}); a run that arrives earlier waits for the warm-up, as the
+     * caller of {@code build()} would have (its queue time includes the wait). {@link
+     * PolyglotSandbox#started()} completes when the warm-up has ended. A warm-up that fails makes every run
+     * throw an {@link IllegalStateException} saying why, where {@code build()} would have thrown it; closing
+     * the sandbox stops the warm-up. Not with {@link #singleRun}. Default off.
+     */
+    public Builder startInBackground() {
+      this.inBackground = true;
       return this;
     }
 
@@ -519,7 +550,7 @@ public final class PolyglotSandbox implements AutoCloseable {
 
     /**
      * Creates the engine and warms up each allowed language (the first Python context in a JVM takes
-     * seconds).
+     * seconds), or with {@link #startInBackground()} starts that warm-up and returns.
      *
      * @throws IllegalStateException if no policy was set, a mount's host path does not exist, cannot be
      *     read or is the host's root directory (a link to it included), or the policy allows a tool that
@@ -532,6 +563,10 @@ public final class PolyglotSandbox implements AutoCloseable {
       if (singleRun && (warmContexts > 0 || !warmUp.isZero())) {
         throw new IllegalStateException("singleRun() cannot be combined with warmContexts (" + warmContexts
             + ") or warmUp (" + warmUp + "): both prepare for later runs");
+      }
+      if (singleRun && inBackground) {
+        throw new IllegalStateException("singleRun() cannot be combined with startInBackground(): a single run"
+            + " has no warm-up to move off build()");
       }
       for (Mount m : policy.mounts()) {
         m.hostPath().ifPresent(p -> checkHostPath(m, p));
@@ -546,7 +581,7 @@ public final class PolyglotSandbox implements AutoCloseable {
         allowed.add(tool);
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
-          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun),
+          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground),
           ApiBridge.INSTANCE);
       return new PolyglotSandbox(policy, allowed, core, singleRun);
     }

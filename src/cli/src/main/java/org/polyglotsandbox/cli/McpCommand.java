@@ -1,7 +1,10 @@
 package org.polyglotsandbox.cli;
 
 import java.io.PrintStream;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.polyglotsandbox.PolyglotSandbox;
@@ -68,42 +71,57 @@ final class McpCommand implements Callable<Integer> {
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
         PolyglotSandbox sandbox = start(loaded, log)) {
-      SandboxMcpServer.Builder b = SandboxMcpServer.builder(sandbox)
-          .exposeTools(exposeTools)
-          .serverInfo("polyglot-sandbox", SandboxCli.VERSION);
-      if (log != null) {
-        b.runListener(log::run);
-      }
-      SandboxMcpServer server;
-      try {
-        server = b.build();
-      } catch (IllegalArgumentException e) {
-        throw new UsageException(e.getMessage());
-      }
-      if (address == null) {
-        PrintStream stdout = System.out;
-        System.setOut(err);   // nothing but protocol on the real stdout, whatever else prints
-        try {
-          server.serveStdio(System.in, out);
-        } finally {
-          System.setOut(stdout);
+      long startedAt = System.nanoTime();
+      AtomicBoolean stopping = new AtomicBoolean();   // a warm-up cut short by the server's end is no failure
+      sandbox.started().whenComplete((ready, failure) -> {
+        if (failure == null) {
+          err.printf(Locale.ROOT, "sandbox mcp: ready (%s warmed up in %.1f s)%n", String.join(" and ",
+              loaded.policy().languages().stream().map(l -> l.id()).toList()), (System.nanoTime() - startedAt) / 1e9);
+        } else if (!stopping.get()) {
+          Throwable why = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+          err.println("sandbox mcp: " + why.getMessage() + "; every tool call is answered with this error");
         }
-      } else {
-        HttpEndpoint endpoint;
+      });
+      try {
+        SandboxMcpServer.Builder b = SandboxMcpServer.builder(sandbox)
+            .exposeTools(exposeTools)
+            .serverInfo("polyglot-sandbox", SandboxCli.VERSION);
+        if (log != null) {
+          b.runListener(log::run);
+        }
+        SandboxMcpServer server;
         try {
-          endpoint = server.serveHttp(address.host(), address.port());
-        } catch (IllegalStateException e) {
-          throw new StartException("--http " + Text.quote(http) + ": " + e.getMessage(), e);
+          server = b.build();
         } catch (IllegalArgumentException e) {
           throw new UsageException(e.getMessage());
         }
-        err.println("sandbox mcp: serving MCP (Streamable HTTP) at " + endpoint.uri() + "; tools: "
-            + String.join(", ", server.tools().stream().map(t -> t.name()).toList()));
-        Runtime.getRuntime().addShutdownHook(new Thread(endpoint::close, "mcp-http-stop"));
-        endpoint.await();
-      }
-      if (log != null && log.failure() != null) {
-        throw new StartException(log.failure(), null);
+        if (address == null) {
+          PrintStream stdout = System.out;
+          System.setOut(err);   // nothing but protocol on the real stdout, whatever else prints
+          try {
+            server.serveStdio(System.in, out);
+          } finally {
+            System.setOut(stdout);
+          }
+        } else {
+          HttpEndpoint endpoint;
+          try {
+            endpoint = server.serveHttp(address.host(), address.port());
+          } catch (IllegalStateException e) {
+            throw new StartException("--http " + Text.quote(http) + ": " + e.getMessage(), e);
+          } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+          }
+          err.println("sandbox mcp: serving MCP (Streamable HTTP) at " + endpoint.uri() + "; tools: "
+              + String.join(", ", server.tools().stream().map(t -> t.name()).toList()));
+          Runtime.getRuntime().addShutdownHook(new Thread(endpoint::close, "mcp-http-stop"));
+          endpoint.await();
+        }
+        if (log != null && log.failure() != null) {
+          throw new StartException(log.failure(), null);
+        }
+      } finally {
+        stopping.set(true);
       }
     }
     return ExitStatus.OK.code();
@@ -111,8 +129,9 @@ final class McpCommand implements Callable<Integer> {
 
   private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log) {
     try {
+      // initialize and tools/list are answered at once; tool calls wait for the warm-up (seconds).
       PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
-          .warmContexts(2);
+          .warmContexts(2).startInBackground();
       if (log != null) {
         b.auditListener(log);
       }

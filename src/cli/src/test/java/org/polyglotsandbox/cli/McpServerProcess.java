@@ -53,7 +53,11 @@ final class McpServerProcess implements AutoCloseable {
         .loggingConsumer(logs::add)
         .build();
     client.initialize();
+    stderrAtInitialize = List.copyOf(stderr);
   }
+
+  /** What the server had written to stderr when its answer to {@code initialize} arrived. */
+  final List<String> stderrAtInitialize;
 
   /** Calls a tool with these arguments. */
   McpSchema.CallToolResult call(String tool, Map<String, Object> arguments) {

@@ -283,7 +283,8 @@ final class RunTools {
         } catch (IllegalArgumentException e) {
           result = refused(tool + ": " + e.getMessage());
         } catch (IllegalStateException e) {
-          result = refused(tool + ": the server is shutting down; nothing ran");
+          // The sandbox is closed (the server is stopping), or its warm-up in the background failed.
+          result = refused(tool + ": " + e.getMessage() + "; nothing ran");
         } finally {
           call.finish();
           if (key != null) {

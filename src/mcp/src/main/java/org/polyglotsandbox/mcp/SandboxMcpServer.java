@@ -35,7 +35,8 @@ import org.polyglotsandbox.Script;
  * the sandbox as an MCP tool of its own ({@code kv.get} as {@code kv_get}).
  *
  * <pre>{@code
- * try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).warmContexts(2).build()) {
+ * // startInBackground: initialize is answered at once, the first call waits for the warm-up
+ * try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).warmContexts(2).startInBackground().build()) {
  *   SandboxMcpServer.builder(sandbox).build().serveStdio(System.in, realStdout);   // until stdin ends
  * }
  * }</pre>

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -75,23 +76,79 @@ final class EngineRoom extends SandboxCore {
   private final boolean singleRun;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
+  private final int number;
+  /**
+   * Completes when the warm-up has ended, exceptionally with the {@link IllegalStateException} of a
+   * warm-up that failed or a sandbox closed first. Runs wait for it.
+   */
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  /** The thread of a warm-up in the background, else null. */
+  private volatile Thread starter;
 
-  /** Makes the engine room and runs its warm-up; closes it again if the warm-up fails. */
+  /**
+   * Makes the engine room and runs its warm-up, here or (with {@code inBackground}) on a thread of its
+   * own; closes it again if a warm-up here fails.
+   */
   static EngineRoom start(Settings settings, ApiAccess api) {
     EngineRoom room = new EngineRoom(settings, api);
+    if (settings.inBackground()) {
+      Thread t = new Thread(() -> room.warmUpInBackground(settings.warmUp()), "polyglot-sandbox-start-" + room.number);
+      t.setDaemon(true);
+      room.starter = t;
+      t.start();
+      return room;
+    }
     try {
       room.warmUp(settings.warmUp());
     } catch (RuntimeException e) {
       room.close();
       throw e;
     }
+    room.started.complete(null);
     return room;
+  }
+
+  private void warmUpInBackground(Duration jitBudget) {
+    try {
+      warmUp(jitBudget);
+      started.complete(null);
+    } catch (RuntimeException | Error e) {
+      if (closed) {
+        started.completeExceptionally(new IllegalStateException("sandbox is closed"));
+        return;
+      }
+      LOG.log(System.Logger.Level.WARNING, "the sandbox could not start: " + e.getMessage(), e);
+      started.completeExceptionally(new IllegalStateException("the sandbox could not start: " + e.getMessage(), e));
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> started() {
+    return started.minimalCompletionStage();
+  }
+
+  /**
+   * Waits for a warm-up still going in the background, as {@code build()} would have (its runs are
+   * bounded, so this is); then returns, or throws why the sandbox cannot run.
+   */
+  private void awaitStarted() {
+    if (started.isDone() && !started.isCompletedExceptionally()) {
+      return;
+    }
+    try {
+      started.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.util.concurrent.CancellationException("interrupted while waiting for the sandbox to start");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+    }
   }
 
   private EngineRoom(Settings s, ApiAccess api) {
     this.policy = s.policy();
     this.api = api;
-    int number = SANDBOXES.incrementAndGet();
+    this.number = SANDBOXES.incrementAndGet();
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
     this.outputThreadName = "polyglot-sandbox-output-" + number;
     this.singleRun = s.singleRun();
@@ -123,6 +180,7 @@ final class EngineRoom extends SandboxCore {
   @Override
   public ExecutionResult run(Script script, Map<String, String> inputs) {
     long called = System.nanoTime();
+    awaitStarted();
     CompletableFuture<Void> turn = admission.acquire();
     try {
       turn.get(startTimeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -166,6 +224,38 @@ final class EngineRoom extends SandboxCore {
   @Override
   public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs) {
     long called = System.nanoTime();
+    if (started.isDone()) {
+      return started.isCompletedExceptionally() ? CompletableFuture.failedFuture(started.exceptionNow())
+          : runAsyncStarted(script, inputs, called);
+    }
+    // After a warm-up in the background; cancelling the future meanwhile drops the run.
+    CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
+    started.whenComplete((v, failure) -> {
+      if (failure != null) {
+        out.completeExceptionally(failure);
+        return;
+      }
+      if (out.isDone()) {
+        return;
+      }
+      CompletableFuture<ExecutionResult> run = runAsyncStarted(script, inputs, called);
+      out.whenComplete((r, e) -> {
+        if (out.isCancelled()) {
+          run.cancel(false);
+        }
+      });
+      run.whenComplete((r, e) -> {
+        if (e != null) {
+          out.completeExceptionally(e);
+        } else {
+          out.complete(r);
+        }
+      });
+    });
+    return out;
+  }
+
+  private CompletableFuture<ExecutionResult> runAsyncStarted(Script script, Map<String, String> inputs, long called) {
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
     CompletableFuture<Void> turn;
     try {
@@ -308,7 +398,18 @@ final class EngineRoom extends SandboxCore {
       return;
     }
     closed = true;
+    started.completeExceptionally(new IllegalStateException("sandbox is closed"));
     admission.close();
+    Thread s = starter;
+    if (s != null && s.isAlive()) {
+      // Its warm-up run is cancelled by the interrupt; a later one fails once the run threads are closed.
+      s.interrupt();
+      try {
+        s.join(GuestRun.GRACE.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     WarmPool<Language, RunEnvironment> p = pool;
     if (p != null) {
       p.close();
@@ -401,8 +502,13 @@ final class EngineRoom extends SandboxCore {
     watchdog.noteHostBaseline();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
-      pool = new WarmPool<>(policy.languages(), warmContexts, this::prepare, "polyglot-sandbox-warm-pool",
-          () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER);
+      WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
+          "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER);
+      pool = made;
+      if (closed) {
+        made.close(); // closed during a warm-up in the background, perhaps after close() looked for the pool
+        throw new IllegalStateException("sandbox is closed");
+      }
     }
     if (jitBudget.isZero()) {
       return;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import org.polyglotsandbox.AuditEvent;
 import org.polyglotsandbox.ExecutionResult;
@@ -25,11 +26,12 @@ import org.polyglotsandbox.Tool;
 public abstract class SandboxCore implements AutoCloseable {
   /**
    * What the API's builder settled, checked. {@code singleRun}: the sandbox will run one program, so
-   * the warm-up runs that protect later runs are skipped.
+   * the warm-up runs that protect later runs are skipped. {@code inBackground}: the warm-up runs on a
+   * thread of its own and runs wait for it.
    */
   public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
       int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener,
-      Duration startTimeout, boolean singleRun) {}
+      Duration startTimeout, boolean singleRun, boolean inBackground) {}
 
   /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
   public interface Factory {
@@ -53,6 +55,9 @@ public abstract class SandboxCore implements AutoCloseable {
 
   /** Starts one script; see {@code PolyglotSandbox#runAsync(Script)}. */
   public abstract CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs);
+
+  /** Completes when the warm-up has ended; see {@code PolyglotSandbox#started()}. */
+  public abstract CompletionStage<Void> started();
 
   public abstract int runningRuns();
 
