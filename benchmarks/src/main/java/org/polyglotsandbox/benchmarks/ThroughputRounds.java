@@ -25,7 +25,9 @@ import org.polyglotsandbox.Language;
  * Each round prints each design's tasks per second, the ratio to the first design, and the 1-minute load
  * average, then each design's CPU time per task: the whole process's (JIT compiler and GC included) and
  * that of each group of Java threads (the client threads, the sandbox's run threads, its warm-pool
- * thread, ...). On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
+ * thread, ...), and on Linux a second line: the process's CPU in the kernel ({@code system}, from
+ * {@code /proc/self/stat}) and the JVM's own threads that are not Java threads (GC, JIT compilers), by
+ * their OS names (from {@code /proc/self/task}, 10 ms ticks). On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
  * per task is the steadier number when the load changes, and on a machine shared with other work the
  * only fair one: there a design with more runnable threads gets a larger share of the cores, and so more
  * tasks per second, for the same work. A thread group whose threads ended during a burst is left out of
@@ -104,6 +106,13 @@ public final class ThroughputRounds {
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> cpu.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
             System.out.println(cpu);
+            if (!b.osMicrosPerTask().isEmpty()) {
+              StringBuilder os = new StringBuilder("      of which");
+              b.osMicrosPerTask().entrySet().stream().filter(e -> e.getValue() >= 1)
+                  .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                  .forEach(e -> os.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
+              System.out.println(os);
+            }
           }
         }
         System.out.printf(Locale.ROOT, "threads %d: %s / %s, median ratio %.2f (rounds: %s)%n", threads,
@@ -129,7 +138,47 @@ public final class ThroughputRounds {
   }
 
   /** What one burst measured: tasks per second, and CPU per task (the process's, and by thread group). */
-  private record Burst(double perSecond, double cpuMicrosPerTask, Map<String, Double> groupMicrosPerTask) {}
+  private record Burst(double perSecond, double cpuMicrosPerTask, Map<String, Double> groupMicrosPerTask,
+      Map<String, Double> osMicrosPerTask) {}
+
+  /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+  private static final double TICKS = 100;
+
+  /**
+   * From /proc (empty elsewhere): the process's kernel CPU ({@code system}) in ticks, and per OS thread
+   * name without numbers, the CPU of the threads that are not the sandbox's or the clients'.
+   */
+  private static Map<String, Long> osTicks() {
+    Map<String, Long> sums = new TreeMap<>();
+    try {
+      String[] self = afterName(Files.readString(Path.of("/proc/self/stat")));
+      sums.put("system", Long.parseLong(self[12]));
+      try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+        for (Path task : (Iterable<Path>) tasks::iterator) {
+          String stat;
+          try {
+            stat = Files.readString(task.resolve("stat"));
+          } catch (java.io.IOException ended) {
+            continue;
+          }
+          String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
+          if (name.startsWith("polyglot-sandbo") || name.startsWith("client-")) {
+            continue;
+          }
+          String[] f = afterName(stat);
+          sums.merge("[" + name + "]", Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+        }
+      }
+    } catch (Exception e) {
+      return Map.of();
+    }
+    return sums;
+  }
+
+  /** The fields of a /proc stat line after its name: index 0 is the state, 11 utime, 12 stime. */
+  private static String[] afterName(String stat) {
+    return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+  }
 
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -184,6 +233,7 @@ public final class ThroughputRounds {
       }));
     }
     Map<String, Long> before = threadCpu();
+    Map<String, Long> osBefore = osTicks();
     long cpu0 = processCpu();
     long t0 = System.nanoTime();
     window[0] = t0 + (long) (seconds * 1e9);
@@ -194,6 +244,7 @@ public final class ThroughputRounds {
     long elapsed = System.nanoTime() - t0;
     long cpu = processCpu() - cpu0;
     Map<String, Long> after = threadCpu();
+    Map<String, Long> osAfter = osTicks();
     if (failure[0] != null) {
       throw new IllegalStateException("a client thread failed", failure[0]);
     }
@@ -206,7 +257,14 @@ public final class ThroughputRounds {
         groups.put(g, d / 1e3 / tasks);
       }
     });
-    return new Burst(done.sum() / (elapsed / 1e9), cpu / 1e3 / tasks, groups);
+    Map<String, Double> os = new TreeMap<>();
+    osAfter.forEach((g, n) -> {
+      long d = n - osBefore.getOrDefault(g, 0L);
+      if (d > 0) {
+        os.put(g, d / TICKS * 1e6 / tasks);
+      }
+    });
+    return new Burst(done.sum() / (elapsed / 1e9), cpu / 1e3 / tasks, groups, os);
   }
 
   private static String load() {
