@@ -36,13 +36,19 @@ final class McpServerProcess implements AutoCloseable {
   private final Recording transport;
 
   McpServerProcess(String... args) {
+    this(Map.of(), args);
+  }
+
+  /** With {@code env} added to the server's environment. */
+  McpServerProcess(Map<String, String> env, String... args) {
     List<String> all = new ArrayList<>(List.of("mcp"));
     all.addAll(List.of(args));
-    ServerParameters params = ServerParameters.builder(SCRIPT.toString()).args(all)
+    ServerParameters.Builder b = ServerParameters.builder(SCRIPT.toString()).args(all)
         .addEnvVar("SANDBOX_SKIP_BUILD", "1")
         .addEnvVar("PATH", System.getenv("PATH"))
-        .addEnvVar("HOME", System.getProperty("user.home"))
-        .build();
+        .addEnvVar("HOME", System.getProperty("user.home"));
+    env.forEach(b::addEnvVar);
+    ServerParameters params = b.build();
     StdioClientTransport stdio = new StdioClientTransport(params, MAPPER);
     stdio.setStdErrorHandler(stderr::add);
     transport = new Recording(stdio);

@@ -151,6 +151,32 @@ class StartupCacheScriptTest {
     assertThat(remade.err()).contains("Opened AOT cache " + newAot);
   }
 
+  @Tag("slow")
+  @Test
+  void mcp_startsFromThePythonCache_andAnswersInBothLanguages() throws Exception {
+    Path cache = dir.resolve("cache");
+    Map<String, String> env = Map.of("SANDBOX_SKIP_BUILD", "1", "SANDBOX_STARTUP_CACHE", "1",
+        "SANDBOX_STARTUP_DIR", cache.toString(), "SANDBOX_JAVA_OPTS", "-Xlog:aot=info:stderr");
+    String sandbox = BIN.resolve("sandbox").toString();
+
+    // The first start makes the cache; stdin ends at once, so the server stops while it warms up.
+    Result first = bash(env, "bash", "-c", "exec " + sandbox + " mcp </dev/null");
+    assertThat(first.status()).as(first.toString()).isZero();
+    assertThat(first.out()).as("nothing but protocol on stdout, and no client spoke").isEmpty();
+    assertThat(first.err()).contains("making the start-up cache for python");
+    Path aot = onlyFile(cache, "python.aot");
+
+    try (McpServerProcess server = new McpServerProcess(env)) {
+      assertThat(server.call("run_python", Map.of("code", "6 * 7")).structuredContent())
+          .isEqualTo(Map.of("outcome", "OK", "value", 42, "stdout", "", "stderr", ""));
+      assertThat(server.call("run_javascript", Map.of("code", "6 * 7")).structuredContent())
+          .isEqualTo(Map.of("outcome", "OK", "value", 42, "stdout", "", "stderr", ""));
+      // The JVM's own word that it started from the cache (-Xlog:aot above), and nothing was made again.
+      assertThat(server.stderr).anyMatch(l -> l.contains("Opened AOT cache " + aot))
+          .noneMatch(l -> l.contains("making the start-up cache"));
+    }
+  }
+
   private static void assertOneJsonObjectWith42(Result r) throws IOException {
     assertThat(r.status()).as(r.toString()).isZero();
     assertThat(r.out().lines()).as(r.toString()).hasSize(1);
