@@ -59,6 +59,9 @@ public class PolyglotSandboxAutoConfiguration {
     if (properties.getWarmUp() != null) {
       b.warmUp(properties.getWarmUp());
     }
+    if (properties.isStartInBackground()) {
+      b.startInBackground();
+    }
     return b.build();
   }
 

@@ -35,6 +35,11 @@ public class PolyglotSandboxProperties {
   private Duration startTimeout;
   /** Warm-up budget for the JIT at start; none unless set. */
   private Duration warmUp;
+  /**
+   * Whether the warm-up runs in the background, so that the application starts without waiting for it
+   * (the first runs wait instead); false unless set.
+   */
+  private boolean startInBackground;
   private final LimitsProperties limits = new LimitsProperties();
 
   public boolean isEnabled() {
@@ -107,6 +112,14 @@ public class PolyglotSandboxProperties {
 
   public void setWarmUp(Duration warmUp) {
     this.warmUp = warmUp;
+  }
+
+  public boolean isStartInBackground() {
+    return startInBackground;
+  }
+
+  public void setStartInBackground(boolean startInBackground) {
+    this.startInBackground = startInBackground;
   }
 
   public LimitsProperties getLimits() {

@@ -106,6 +106,18 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void startInBackground_letsTheContextStartBeforeTheWarmUp_andTheFirstRunWaitsForIt() {
+    runner.withPropertyValues("polyglot-sandbox.start-in-background=true", "polyglot-sandbox.languages=python")
+        .run(context -> {
+          PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
+          // Python's warm-up is several fresh contexts: seconds, still going when the context has started.
+          assertThat(sandbox.started().toCompletableFuture()).isNotDone();
+          assertThat(sandbox.run(Language.PYTHON, "6*7").value()).isEqualTo(42L);
+          assertThat(sandbox.started().toCompletableFuture()).isCompleted();
+        });
+  }
+
+  @Test
   void theSandbox_isClosedWithTheContext() {
     PolyglotSandbox[] seen = new PolyglotSandbox[1];
     runner.run(context -> seen[0] = context.getBean(PolyglotSandbox.class));
