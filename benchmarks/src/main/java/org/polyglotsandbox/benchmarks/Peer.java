@@ -57,6 +57,20 @@ public enum Peer {
   },
 
   /**
+   * {@link #RAW_STATEMENT_LIMIT} with each context made and initialised (its realm created by a first
+   * evaluation, as the sandbox's warm pool does) on one thread of its own, two kept ready, and the task's
+   * text evaluated on the caller's thread: what a context made on one thread and used on another costs
+   * on its own, without the sandbox's layers (issue 19, target 1).
+   */
+  RAW_PREPARED_ELSEWHERE {
+    @Override
+    Runner open(Language language) {
+      return preparedElsewhere(language, ResourceLimits.newBuilder()
+          .statementLimit(Limits.builder().build().maxStatements(), null).build());
+    }
+  },
+
+  /**
    * LangChain4j's GraalVM code-execution engines, reproduced on GraalVM 25.0.3: a context with its own
    * engine per task, closed afterwards, nothing shared. This is what
    * {@code dev.langchain4j:langchain4j-code-execution-engine-graalvm-polyglot:1.0.0-beta5} configures in
@@ -230,6 +244,55 @@ public enum Peer {
 
       @Override
       public void close() {
+        engine.close();
+      }
+    };
+  }
+
+  private static Runner preparedElsewhere(Language language, ResourceLimits limits) {
+    Engine engine = rawEngine(language);
+    java.util.concurrent.BlockingQueue<Context> ready = new java.util.concurrent.ArrayBlockingQueue<>(2);
+    Thread maker = Thread.ofPlatform().daemon().name("raw-context-maker").start(() -> {
+      try {
+        while (true) {
+          Context c = Context.newBuilder(language.id()).engine(engine).sandbox(SandboxPolicy.CONSTRAINED)
+              .out(OutputStream.nullOutputStream()).err(OutputStream.nullOutputStream()).resourceLimits(limits).build();
+          c.eval(language.id(), "0");   // creates the realm here, as the warm pool's readText install does
+          ready.put(c);
+        }
+      } catch (InterruptedException closed) {
+        // the runner was closed
+      } catch (RuntimeException e) {
+        if (!Thread.currentThread().isInterrupted()) {
+          throw e;
+        }
+      }
+    });
+    return new Runner() {
+      @Override
+      public Object run(String code) {
+        Context context;
+        try {
+          context = ready.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+        try (context) {
+          Value value = context.eval(Source.create(language.id(), code));
+          return value.fitsInLong() ? (Object) value.asLong() : value.toString();
+        }
+      }
+
+      @Override
+      public void close() {
+        maker.interrupt();
+        try {
+          maker.join(10_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        ready.forEach(Context::close);
         engine.close();
       }
     };
