@@ -65,6 +65,20 @@ final class McpServerProcess implements AutoCloseable {
   /** What the server had written to stderr when its answer to {@code initialize} arrived. */
   final List<String> stderrAtInitialize;
 
+  /**
+   * Waits until the server says on stderr that its sandbox has warmed up (it answers {@code initialize}
+   * before that, and a call made earlier waits for the warm-up before its run starts).
+   */
+  void awaitReady() throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (stderr.stream().noneMatch(l -> l.contains("sandbox mcp: ready")) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    if (stderr.stream().noneMatch(l -> l.contains("sandbox mcp: ready"))) {
+      throw new AssertionError("the server did not say it was ready within 3 minutes; stderr: " + stderr);
+    }
+  }
+
   /** Calls a tool with these arguments. */
   McpSchema.CallToolResult call(String tool, Map<String, Object> arguments) {
     return client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());

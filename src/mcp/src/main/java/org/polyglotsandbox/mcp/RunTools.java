@@ -316,10 +316,13 @@ final class RunTools {
     double total = wall.toMillis() / 1000.0;
     String limit = wall.toMillis() % 1000 == 0 ? wall.toSeconds() + " s" : wall.toMillis() + " ms";
     long period = progressAfter.toMillis();
+    java.util.concurrent.CompletableFuture<Void> started = sandbox.started().toCompletableFuture();
     return timer.scheduleAtFixedRate(() -> {
       double seconds = Math.floor((System.nanoTime() - start) / 1e8) / 10.0;
-      exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, total,
-          "running for " + seconds + " s (wall-time limit " + limit + ")")).subscribe(v -> {}, e -> {});
+      String message = started.isDone() ? "running for " + seconds + " s (wall-time limit " + limit + ")"
+          : "waited " + seconds + " s for the sandbox to warm up; the run starts after it";
+      exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, total, message))
+          .subscribe(v -> {}, e -> {});
     }, period, period, TimeUnit.MILLISECONDS);
   }
 
