@@ -228,15 +228,7 @@ public enum Peer {
     return new Runner() {
       @Override
       public Object run(String code) {
-        Context.Builder builder = Context.newBuilder(language.id())
-            .engine(engine)
-            .sandbox(SandboxPolicy.CONSTRAINED)
-            .out(OutputStream.nullOutputStream())
-            .err(OutputStream.nullOutputStream());
-        if (limits != null) {
-          builder.resourceLimits(limits);
-        }
-        try (Context context = builder.build()) {
+        try (Context context = rawContext(engine, language, limits)) {
           Value value = context.eval(Source.create(language.id(), code));
           return value.fitsInLong() ? (Object) value.asLong() : value.toString();
         }
@@ -249,14 +241,26 @@ public enum Peer {
     };
   }
 
+  /** A raw context on {@code engine}: CONSTRAINED, output discarded, {@code limits} if not null. */
+  private static Context rawContext(Engine engine, Language language, ResourceLimits limits) {
+    Context.Builder builder = Context.newBuilder(language.id())
+        .engine(engine)
+        .sandbox(SandboxPolicy.CONSTRAINED)
+        .out(OutputStream.nullOutputStream())
+        .err(OutputStream.nullOutputStream());
+    if (limits != null) {
+      builder.resourceLimits(limits);
+    }
+    return builder.build();
+  }
+
   private static Runner preparedElsewhere(Language language, ResourceLimits limits) {
     Engine engine = rawEngine(language);
     java.util.concurrent.BlockingQueue<Context> ready = new java.util.concurrent.ArrayBlockingQueue<>(2);
     Thread maker = Thread.ofPlatform().daemon().name("raw-context-maker").start(() -> {
       try {
         while (true) {
-          Context c = Context.newBuilder(language.id()).engine(engine).sandbox(SandboxPolicy.CONSTRAINED)
-              .out(OutputStream.nullOutputStream()).err(OutputStream.nullOutputStream()).resourceLimits(limits).build();
+          Context c = rawContext(engine, language, limits);
           c.eval(language.id(), "0");   // creates the realm here, as the warm pool's readText install does
           ready.put(c);
         }

@@ -100,18 +100,10 @@ public final class ThroughputRounds {
           for (Peer d : designs) {
             Burst b = bursts.get(d);
             cpus.computeIfAbsent(d, k -> new ArrayList<>()).add(b.cpuMicrosPerTask());
-            StringBuilder cpu = new StringBuilder(String.format(Locale.ROOT, "    %s CPU per task %.0f us:", d,
-                b.cpuMicrosPerTask()));
-            b.groupMicrosPerTask().entrySet().stream().filter(e -> e.getValue() >= 1)
-                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-                .forEach(e -> cpu.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
-            System.out.println(cpu);
+            System.out.println(String.format(Locale.ROOT, "    %s CPU per task %.0f us:", d, b.cpuMicrosPerTask())
+                + largestFirst(b.groupMicrosPerTask()));
             if (!b.osMicrosPerTask().isEmpty()) {
-              StringBuilder os = new StringBuilder("      of which");
-              b.osMicrosPerTask().entrySet().stream().filter(e -> e.getValue() >= 1)
-                  .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-                  .forEach(e -> os.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
-              System.out.println(os);
+              System.out.println("      of which" + largestFirst(b.osMicrosPerTask()));
             }
           }
         }
@@ -135,6 +127,15 @@ public final class ThroughputRounds {
     v.sort(null);
     int n = v.size();
     return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+  }
+
+  /** " name µs" for each entry of at least 1 µs per task, the largest first. */
+  private static String largestFirst(Map<String, Double> microsPerTask) {
+    StringBuilder out = new StringBuilder();
+    microsPerTask.entrySet().stream().filter(e -> e.getValue() >= 1)
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(e -> out.append(String.format(Locale.ROOT, " %s %.0f", e.getKey(), e.getValue())));
+    return out.toString();
   }
 
   /** What one burst measured: tasks per second, and CPU per task (the process's, and by thread group). */

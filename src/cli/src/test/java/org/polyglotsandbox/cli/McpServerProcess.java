@@ -67,15 +67,15 @@ final class McpServerProcess implements AutoCloseable {
 
   /**
    * Waits until the server says on stderr that its sandbox has warmed up (it answers {@code initialize}
-   * before that, and a call made earlier waits for the warm-up before its run starts).
+   * before that, and a call made earlier waits for the warm-up before its run starts), at most {@code within}.
    */
-  void awaitReady() throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+  void awaitReady(Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
     while (stderr.stream().noneMatch(l -> l.contains("sandbox mcp: ready")) && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
     if (stderr.stream().noneMatch(l -> l.contains("sandbox mcp: ready"))) {
-      throw new AssertionError("the server did not say it was ready within 3 minutes; stderr: " + stderr);
+      throw new AssertionError("the server did not say it was ready within " + within + "; stderr: " + stderr);
     }
   }
 

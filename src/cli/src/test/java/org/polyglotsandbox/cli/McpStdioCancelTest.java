@@ -55,7 +55,7 @@ class McpStdioCancelTest {
     Path audit = dir.resolve("audit.jsonl");
     try (McpServerProcess server = new McpServerProcess("--policy", policy().toString(), "--audit-log", audit.toString())) {
       // Cancelled while it waits for the warm-up, the call would end before any run (no audit line).
-      server.awaitReady();
+      server.awaitReady(Duration.ofMinutes(3));
       CompletableFuture<McpSchema.CallToolResult> pending = CompletableFuture.supplyAsync(() -> server.client.callTool(
           McpSchema.CallToolRequest.builder("run_javascript").arguments(Map.of("code", "while (true) {}"))
               .progressToken("p-1").build()));
