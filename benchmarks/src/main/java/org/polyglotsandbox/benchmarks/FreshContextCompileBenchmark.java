@@ -27,6 +27,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.polyglotsandbox.Language;
 
 /**
  * Why task C (the sum of {@code (i*i) % 7} for {@code i < 1e6}) takes about 17 ms in a fresh GraalJS
@@ -202,15 +203,7 @@ public class FreshContextCompileBenchmark {
   }
 
   private Context newContext(ResourceLimits limits) {
-    Context.Builder b = Context.newBuilder("js")
-        .engine(engine)
-        .sandbox(SandboxPolicy.CONSTRAINED)
-        .out(OutputStream.nullOutputStream())
-        .err(OutputStream.nullOutputStream());
-    if (limits != null) {
-      b.resourceLimits(limits);
-    }
-    return b.build();
+    return Peer.rawContext(engine, Language.JAVASCRIPT, limits);
   }
 
   /**

@@ -242,7 +242,7 @@ public enum Peer {
   }
 
   /** A raw context on {@code engine}: CONSTRAINED, output discarded, {@code limits} if not null. */
-  private static Context rawContext(Engine engine, Language language, ResourceLimits limits) {
+  static Context rawContext(Engine engine, Language language, ResourceLimits limits) {
     Context.Builder builder = Context.newBuilder(language.id())
         .engine(engine)
         .sandbox(SandboxPolicy.CONSTRAINED)
