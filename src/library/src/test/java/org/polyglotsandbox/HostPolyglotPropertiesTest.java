@@ -6,6 +6,8 @@ import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * GraalVM reads {@code -Dpolyglot.<option>} system properties into every engine built with its
@@ -27,13 +29,14 @@ class HostPolyglotPropertiesTest {
     set.keySet().forEach(System::clearProperty);
   }
 
-  @Test
-  void anEngineOptionConstrainedRejects_doesNotBreakBuild() {
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void anEngineOptionConstrainedRejects_doesNotBreakBuild(Language language) {
     // CONSTRAINED refuses this option; read from the host's properties, build() threw.
     hostSets("polyglot.engine.TraceCompilation", "true");
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder()
-        .policy(Policy.computeOnly(Language.JAVASCRIPT)).build()) {
-      assertThatRun(sandbox.run(Language.JAVASCRIPT, "6*7")).isOk().hasValue(42L);
+        .policy(Policy.computeOnly(language)).build()) {
+      assertThatRun(sandbox.run(language, "6*7")).isOk().hasValue(42L);
     }
   }
 
