@@ -7,8 +7,9 @@
 # Each round runs, per language, one sample of each design in an order that rotates from round to
 # round (so no design always runs first, after a quiet moment, or last):
 #   jvm       the JVM alone with the same flags and class path, printing 6*7 from Java (RawStartup none)
-#   raw       RawStartup: Context.create(lang), eval "6*7", print, close; the JDK with bin/sandbox's JIT
-#             flags (--upgrade-module-path) and the CLI's class path
+#   raw       RawStartup: Context.create(lang), eval "6*7", print, close; the JDK with the JVM flags
+#             bin/sandbox gives `run` (--upgrade-module-path, C1 only) and the CLI's class path
+#   rawtiered the same with the JVM's default tiers (C2 on), as `raw` was before 2026-12-03 (session 15)
 #   nocache   SANDBOX_STARTUP_CACHE=0 bin/sandbox run six.<ext> (the JDK, --upgrade-module-path)
 #   sandbox   bin/sandbox run six.<ext> as a user runs it (the start-up cache: jlinked JDK + AOT cache)
 # Each sample is timed with /usr/bin/time -v (elapsed to exit, peak RSS) and, from the harness, to the
@@ -37,8 +38,9 @@ done
 "$JAVA_HOME/bin/javac" -d "$out/classes" -cp "$(cat "$target/runtime-classpath.txt")" \
   "$bench/src/main/java/org/polyglotsandbox/benchmarks/RawStartup.java"
 raw_cp="$out/classes:$target/classes:$(cat "$target/runtime-classpath.txt")"
-flags=(-XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI "--upgrade-module-path=$target/jit"
+tiered=(-XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI "--upgrade-module-path=$target/jit"
   --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
+flags=("${tiered[@]}" -XX:TieredStopAtLevel=1) # bin/sandbox's for every command but mcp
 
 # One sample: prints "to_value_ms elapsed_s peak_rss_kb exit"; $@ is the command.
 sample() {
@@ -69,12 +71,13 @@ run_design() { # $1 design, $2 language
   case "$1" in
     jvm) sample "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$raw_cp" org.polyglotsandbox.benchmarks.RawStartup none ;;
     raw) sample "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$raw_cp" org.polyglotsandbox.benchmarks.RawStartup "$2" ;;
+    rawtiered) sample "$JAVA_HOME/bin/java" "${tiered[@]}" -cp "$raw_cp" org.polyglotsandbox.benchmarks.RawStartup "$2" ;;
     nocache) SANDBOX_STARTUP_CACHE=0 sample "$root/bin/sandbox" run "$out/six.$ext" ;;
     sandbox) sample "$root/bin/sandbox" run "$out/six.$ext" ;;
   esac
 }
 
-designs=(jvm raw nocache sandbox)
+designs=(jvm raw rawtiered nocache sandbox)
 printf 'round\tlanguage\tdesign\tto_value_ms\telapsed_s\tpeak_rss_kb\texit\tload1\n' >"$out/samples.tsv"
 echo "startup.sh: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); $(nproc) cores; $rounds rounds" >&2
 for ((r = 1; r <= rounds; r++)); do

@@ -10,7 +10,9 @@
 # bin/sandbox, the JDK (its release file, lib/modules and libjvm), the JVM flags, every class-path jar
 # and JIT jar (path, size, modification time) and every class file of the library, MCP and CLI modules
 # (path, size, modification time). A build that changes any of them makes a new key; the old caches are
-# deleted when the new one is made. The JVM checks the jars' sizes and times again itself.
+# deleted when the new one is made. `mcp` runs with other JVM flags than the one-job commands (C2 on), so
+# its caches are kept apart (app-server-*, app-job-*) and only a profile's own old ones are deleted.
+# The JVM checks the jars' sizes and times again itself.
 # Falls back cleanly: no JDK 25, no jlink, a failed recording, a cache the JVM cannot map: the run
 # starts the usual way (slower), and only the failed making prints one line on stderr.
 #
@@ -172,7 +174,11 @@ startup_cache_prepare() {
   keys=$(startup_cache_keys "$(printf '%s\n' "${flags[@]}")") || return 1
   key=${keys% *}
   jdk_key=${keys#* }
-  local dir="$root/app-$key" runtime="$root/jdk-$jdk_key"
+  # `mcp` (a server, other JVM flags) and the one-job commands keep a cache each: making one must not
+  # delete the other's as stale.
+  local profile=job
+  [ "${1:-}" = mcp ] && profile=server
+  local dir="$root/app-$profile-$key" runtime="$root/jdk-$jdk_key"
   if ! { [ -s "$dir/$lang.aot" ] && [ -f "$runtime/.complete" ] && [ -f "$dir/app/.complete" ]; }; then
     if [ -f "$dir/$lang.failed" ]; then
       return 1 # tried for this build already; the reason is in that file
@@ -196,8 +202,9 @@ startup_cache_prepare() {
         exec 8>&-
         return 1
       fi
-      # Caches of earlier builds are stale now.
-      find "$root" -mindepth 1 -maxdepth 1 -name 'app-*' ! -name "app-$key" -exec rm -rf {} + 2>/dev/null || true
+      # Caches of earlier builds are stale now (and those named before the profiles were).
+      find "$root" -mindepth 1 -maxdepth 1 \( -name "app-$profile-*" ! -name "app-$profile-$key" \
+        -o -name 'app-*' ! -name 'app-job-*' ! -name 'app-server-*' \) -exec rm -rf {} + 2>/dev/null || true
     fi
     exec 8>&-
   fi

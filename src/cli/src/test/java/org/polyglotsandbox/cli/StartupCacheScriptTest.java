@@ -175,6 +175,17 @@ class StartupCacheScriptTest {
       assertThat(server.stderr).anyMatch(l -> l.contains("Opened AOT cache " + aot))
           .noneMatch(l -> l.contains("making the start-up cache"));
     }
+
+    // A one-job command runs with other JVM flags (C1 only): it makes a cache of its own and keeps the server's.
+    Files.writeString(dir.resolve("answer.py"), "6*7");
+    Result job = bash(env, sandbox, "run", "answer.py", "--json");
+    assertOneJsonObjectWith42(job);
+    assertThat(job.err()).contains("making the start-up cache for python");
+    assertThat(aot).exists();
+    try (Stream<Path> files = Files.walk(cache)) {
+      assertThat(files.filter(p -> p.getFileName().toString().equals("python.aot")).map(Path::getParent))
+          .hasSize(2).contains(aot.getParent());
+    }
   }
 
   private static void assertOneJsonObjectWith42(Result r) throws IOException {
