@@ -10,8 +10,8 @@
 # bin/sandbox, the JDK (its release file, lib/modules and libjvm), the JVM flags, every class-path jar
 # and JIT jar (path, size, modification time) and every class file of the library, MCP and CLI modules
 # (path, size, modification time). A build that changes any of them makes a new key; the old caches are
-# deleted when the new one is made. `mcp` runs with other JVM flags than the one-job commands (C2 on), so
-# its caches are kept apart (app-server-*, app-job-*) and only a profile's own old ones are deleted.
+# deleted when the new one is made. `mcp --http` runs with other JVM flags than the rest (C2 on), so its
+# caches are kept apart (app-server-*, app-job-*) and only a profile's own old ones are deleted.
 # The JVM checks the jars' sizes and times again itself.
 # Falls back cleanly: no JDK 25, no jlink, a failed recording, a cache the JVM cannot map: the run
 # starts the usual way (slower), and only the failed making prints one line on stderr.
@@ -149,7 +149,7 @@ startup_cache_make() {
 
 # Sets startup_java and startup_args (the JVM flags and class path to exec with) when a cache for the
 # command in "$@" is ready or can be made now; returns 1 (and leaves them unset) otherwise.
-# Needs: JAVA_HOME, here, target, jdk_version, jvm_flags (the usual flags).
+# Needs: JAVA_HOME, here, target, jdk_version, jvm_flags (the usual flags), jit_profile (job or server).
 startup_cache_prepare() {
   [ "${SANDBOX_STARTUP_CACHE:-}" != 0 ] && [ "$jdk_version" -ge 25 ] || return 1
   local lang
@@ -174,10 +174,9 @@ startup_cache_prepare() {
   keys=$(startup_cache_keys "$(printf '%s\n' "${flags[@]}")") || return 1
   key=${keys% *}
   jdk_key=${keys#* }
-  # `mcp` (a server, other JVM flags) and the one-job commands keep a cache each: making one must not
-  # delete the other's as stale.
-  local profile=job
-  [ "${1:-}" = mcp ] && profile=server
+  # `mcp --http` (a server, other JVM flags) and the rest keep a cache each: making one must not delete
+  # the other's as stale.
+  local profile=${jit_profile:-job}
   local dir="$root/app-$profile-$key" runtime="$root/jdk-$jdk_key"
   if ! { [ -s "$dir/$lang.aot" ] && [ -f "$runtime/.complete" ] && [ -f "$dir/app/.complete" ]; }; then
     if [ -f "$dir/$lang.failed" ]; then

@@ -176,15 +176,34 @@ class StartupCacheScriptTest {
           .noneMatch(l -> l.contains("making the start-up cache"));
     }
 
-    // A one-job command runs with other JVM flags (C1 only): it makes a cache of its own and keeps the server's.
+    // `run` has the same JVM flags as `mcp` on stdio (C1 only) and starts from the same cache.
     Files.writeString(dir.resolve("answer.py"), "6*7");
     Result job = bash(env, sandbox, "run", "answer.py", "--json");
     assertOneJsonObjectWith42(job);
-    assertThat(job.err()).contains("making the start-up cache for python");
-    assertThat(aot).exists();
+    assertThat(job.err()).contains("Opened AOT cache " + aot).doesNotContain("making the start-up cache");
+
+    // `mcp --http` keeps C2 (other flags): it makes a cache of its own before the JVM starts, and keeps the other.
+    ProcessBuilder pb = new ProcessBuilder("bash", "-c", "exec " + sandbox + " mcp --http 127.0.0.1:0")
+        .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("http.log").toFile());
+    pb.environment().putAll(env);
+    Process http = pb.start();
+    http.getOutputStream().close();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+      while (pythonCaches(cache).size() < 2 && http.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(500);
+      }
+    } finally {
+      http.destroy();
+      http.waitFor(30, TimeUnit.SECONDS);
+    }
+    assertThat(pythonCaches(cache)).as("%s", Files.readString(dir.resolve("http.log"))).hasSize(2).contains(aot);
+  }
+
+  /** Every Python AOT cache under {@code cache}, made or being made. */
+  private static List<Path> pythonCaches(Path cache) throws IOException {
     try (Stream<Path> files = Files.walk(cache)) {
-      assertThat(files.filter(p -> p.getFileName().toString().equals("python.aot")).map(Path::getParent))
-          .hasSize(2).contains(aot.getParent());
+      return files.filter(p -> p.getFileName().toString().equals("python.aot")).toList();
     }
   }
 
