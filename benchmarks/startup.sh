@@ -40,7 +40,7 @@ done
 raw_cp="$out/classes:$target/classes:$(cat "$target/runtime-classpath.txt")"
 tiered=(-XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI "--upgrade-module-path=$target/jit"
   --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
-flags=("${tiered[@]}" -XX:TieredStopAtLevel=1) # bin/sandbox's for every command but mcp
+flags=("${tiered[@]}" -XX:TieredStopAtLevel=1) # what bin/sandbox gives every command but mcp --http
 
 # One sample: prints "to_value_ms elapsed_s peak_rss_kb exit"; $@ is the command.
 sample() {
