@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 import org.graalvm.polyglot.Engine;
 import org.polyglotsandbox.internal.boundary.NotPlainDataException;
 import org.polyglotsandbox.internal.boundary.PlainData;
+import org.polyglotsandbox.internal.boundary.TextSanitizer;
 import org.polyglotsandbox.internal.spi.SandboxCore;
 
 /**
@@ -308,6 +309,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Consumer<? super AuditEvent> auditListener;
     private boolean singleRun;
     private boolean inBackground;
+    private List<String> pythonImports = List.of();
 
     private Builder() {}
 
@@ -332,6 +334,49 @@ public final class PolyglotSandbox implements AutoCloseable {
       this.warmContexts = perLanguage;
       return this;
     }
+
+    /**
+     * Python standard-library modules imported into every Python context before its run's first
+     * statement, such as {@code "json"}: a guest's own {@code import json} then finds the module loaded.
+     * Importing {@code json} costs seconds of CPU in each fresh GraalPy context (it brings {@code re},
+     * whose pattern compiler runs as Python code, cold in every context); with {@link #warmContexts} that
+     * cost is paid while the context waits in the pool, not while a caller waits for the run.
+     *
+     * <p>Each context imports the modules itself, so each run still starts from fresh module state: what
+     * a guest changes in {@code json} is gone with its context. The imports run in the run's context,
+     * under its policy, before its clock starts: they count against neither its CPU nor its wall time,
+     * and their statements are forgotten before its program starts (a run whose own statement limit is
+     * lower than what the imports take ends with limit {@code statements} before its first statement). A
+     * run that makes its own context (no pool, or the pool empty) imports them while it is made, within
+     * its {@link #startTimeout}. Only modules of GraalPy's standard library can be named: mounts are
+     * copied in when a run starts, after the imports. {@link #build()} imports them once and fails, naming
+     * the module, if one cannot be imported. Not with {@link #singleRun}. Default none.
+     *
+     * @throws IllegalArgumentException naming the value if a name is not a dotted Python identifier,
+     *     is repeated, or more than 32 are given
+     */
+    public Builder pythonImports(String... modules) {
+      Objects.requireNonNull(modules, "modules");
+      if (modules.length > 32) {
+        throw new IllegalArgumentException("pythonImports: " + modules.length + " modules given, at most 32");
+      }
+      java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+      for (String m : modules) {
+        if (m == null || !PYTHON_MODULE.matcher(m).matches()) {
+          throw new IllegalArgumentException("pythonImports: " + (m == null ? "null"
+              : "'" + TextSanitizer.oneLine(m, 64) + "'")
+              + " is not a Python module name (dotted identifiers, such as json or collections.abc)");
+        }
+        if (!seen.add(m)) {
+          throw new IllegalArgumentException("pythonImports: '" + m + "' is named twice");
+        }
+      }
+      this.pythonImports = List.copyOf(seen);
+      return this;
+    }
+
+    private static final java.util.regex.Pattern PYTHON_MODULE =
+        java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}");
 
     /**
      * How many runs may execute at once; more wait for a turn, up to {@link #maxWaitingRuns}. Default four
@@ -564,6 +609,14 @@ public final class PolyglotSandbox implements AutoCloseable {
         throw new IllegalStateException("singleRun() cannot be combined with warmContexts (" + warmContexts
             + ") or warmUp (" + warmUp + "): both prepare for later runs");
       }
+      if (singleRun && !pythonImports.isEmpty()) {
+        throw new IllegalStateException("singleRun() cannot be combined with pythonImports " + pythonImports
+            + ": the one run would pay for the imports either way");
+      }
+      if (!pythonImports.isEmpty() && !policy.allows(Language.PYTHON)) {
+        throw new IllegalStateException("pythonImports " + pythonImports + " needs a policy that allows Python"
+            + " (it allows " + policy.languages() + ")");
+      }
       if (singleRun && inBackground) {
         throw new IllegalStateException("singleRun() cannot be combined with startInBackground(): a single run"
             + " has no warm-up to move off build()");
@@ -581,7 +634,8 @@ public final class PolyglotSandbox implements AutoCloseable {
         allowed.add(tool);
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
-          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground),
+          maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground,
+          pythonImports),
           ApiBridge.INSTANCE);
       return new PolyglotSandbox(policy, allowed, core, singleRun);
     }

@@ -1,12 +1,14 @@
 package org.polyglotsandbox.cli;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.mcp.HttpEndpoint;
 import org.polyglotsandbox.mcp.SandboxMcpServer;
@@ -54,6 +56,11 @@ final class McpCommand implements Callable<Integer> {
       description = "Also list each host tool the policy allows as an MCP tool (kv.get as kv_get).")
   private boolean exposeTools;
 
+  @Option(names = "--python-imports", paramLabel = "MODULES", split = ",", defaultValue = "json",
+      description = {"Standard-library modules imported into each Python context before its run, so a",
+          "program's own import of them costs nothing (default: ${DEFAULT-VALUE}; --python-imports= for none)."})
+  private List<String> pythonImports;
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -68,9 +75,10 @@ final class McpCommand implements Callable<Integer> {
       SDK_LOG.setLevel(Level.WARNING);   // the SDK logs every initialize at INFO
     }
     Address address = http == null ? null : Address.parse(http);
+    String[] imports = pythonImports();
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
-        PolyglotSandbox sandbox = start(loaded, log)) {
+        PolyglotSandbox sandbox = start(loaded, log, imports)) {
       long startedAt = System.nanoTime();
       AtomicBoolean stopping = new AtomicBoolean();   // a warm-up cut short by the server's end is no failure
       sandbox.started().whenComplete((ready, failure) -> {
@@ -127,11 +135,25 @@ final class McpCommand implements Callable<Integer> {
     return ExitStatus.OK.code();
   }
 
-  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log) {
+  /** {@code --python-imports}, checked before anything is opened; empty names (the empty value) dropped. */
+  private String[] pythonImports() {
+    String[] imports = pythonImports.stream().filter(m -> !m.isEmpty()).toArray(String[]::new);
+    try {
+      PolyglotSandbox.builder().pythonImports(imports);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--python-imports: " + e.getMessage());
+    }
+    return imports;
+  }
+
+  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonImports) {
+    PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
+        .warmContexts(2).startInBackground();
+    if (loaded.policy().allows(Language.PYTHON)) {
+      b.pythonImports(pythonImports);
+    }
     try {
       // initialize and tools/list are answered at once; tool calls wait for the warm-up (seconds).
-      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
-          .warmContexts(2).startInBackground();
       if (log != null) {
         b.auditListener(log);
       }

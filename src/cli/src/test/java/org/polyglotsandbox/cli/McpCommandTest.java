@@ -3,7 +3,9 @@ package org.polyglotsandbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code sandbox mcp}'s options, checked before any server starts. */
 class McpCommandTest {
@@ -34,10 +36,21 @@ class McpCommandTest {
   }
 
   @Test
+  void badPythonImport_exitsTwo_namingTheValue_beforeTheAuditLogIsOpened(@TempDir Path dir) {
+    Path log = dir.resolve("audit.jsonl");
+    CliRun r = CliRun.of("mcp", "--python-imports", "json,os;rm", "--audit-log", log.toString());
+
+    assertThat(r.status()).as(r.toString()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).contains("--python-imports", "'os;rm'", "not a Python module name");
+    assertThat(log).doesNotExist();
+  }
+
+  @Test
   void help_namesTheOptions_andTheToolNameMapping() {
     CliRun r = CliRun.of("mcp", "--help");
 
     assertThat(r.status()).isZero();
-    assertThat(r.out()).contains("--policy", "--audit-log", "--http", "--expose-tools", "kv.get is kv_get");
+    assertThat(r.out()).contains("--policy", "--audit-log", "--http", "--expose-tools", "--python-imports", "kv.get is kv_get");
   }
 }

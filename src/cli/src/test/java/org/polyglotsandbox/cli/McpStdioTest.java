@@ -123,6 +123,16 @@ class McpStdioTest {
   }
 
   @Test
+  void python_findsJsonImportedBeforeItsFirstStatement_andFreshInEachRun() {
+    CallToolResult plant = py("import sys\nloaded = 'json' in sys.modules\nimport json\njson.planted = 1\n"
+        + "[loaded, 'fractions' in sys.modules]");
+    CallToolResult look = py("import json\nhasattr(json, 'planted')");
+
+    assertThat(structured(plant)).as("--python-imports defaults to json").containsEntry("value", List.of(true, false));
+    assertThat(structured(look)).as("the next run's json is its own").containsEntry("value", false);
+  }
+
+  @Test
   void readingEtcPasswd_isDenied_inBothLanguages() {
     CallToolResult j = js("readText('/etc/passwd')");
     CallToolResult p = py("open('/etc/passwd').read()");

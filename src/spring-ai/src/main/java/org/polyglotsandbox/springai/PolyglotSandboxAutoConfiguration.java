@@ -62,6 +62,13 @@ public class PolyglotSandboxAutoConfiguration {
     if (properties.isStartInBackground()) {
       b.startInBackground();
     }
+    if (!properties.getPythonImports().isEmpty()) {
+      try {
+        b.pythonImports(properties.getPythonImports().toArray(String[]::new));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("polyglot-sandbox.python-imports: " + e.getMessage(), e);
+      }
+    }
     return b.build();
   }
 

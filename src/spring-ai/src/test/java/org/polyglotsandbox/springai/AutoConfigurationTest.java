@@ -118,6 +118,21 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void pythonImports_areInEveryPythonContextBeforeItsFirstStatement_andABadNameIsRefusedNamingTheProperty() {
+    runner.withPropertyValues("polyglot-sandbox.languages=python", "polyglot-sandbox.python-imports=json,fractions")
+        .run(context -> {
+          PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
+          assertThat(sandbox.run(Language.PYTHON, "import sys\n['json' in sys.modules, 'fractions' in sys.modules,"
+              + " 'decimal' in sys.modules]").value()).isEqualTo(List.of(true, true, false));
+        });
+    runner.withPropertyValues("polyglot-sandbox.languages=python", "polyglot-sandbox.python-imports=json;os")
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("polyglot-sandbox.python-imports")
+            .hasMessageContaining("'json;os'"));
+  }
+
+  @Test
   void theSandbox_isClosedWithTheContext() {
     PolyglotSandbox[] seen = new PolyglotSandbox[1];
     runner.run(context -> seen[0] = context.getBean(PolyglotSandbox.class));

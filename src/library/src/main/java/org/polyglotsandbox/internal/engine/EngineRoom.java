@@ -74,6 +74,8 @@ final class EngineRoom extends SandboxCore {
   private final String outputThreadName;
   private final Duration startTimeout;
   private final boolean singleRun;
+  /** The import statements of {@code pythonImports}, run in each Python context before its run; or null. */
+  private final org.graalvm.polyglot.Source pythonImports;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
   private final int number;
@@ -152,6 +154,7 @@ final class EngineRoom extends SandboxCore {
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
     this.outputThreadName = "polyglot-sandbox-output-" + number;
     this.singleRun = s.singleRun();
+    this.pythonImports = PythonImports.source(s.pythonImports());
     // A single run makes the first context in the JVM itself, which the warm-up would have made.
     this.startTimeout = singleRun && s.startTimeout().compareTo(WARM_UP_START) < 0 ? WARM_UP_START : s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
@@ -346,7 +349,7 @@ final class EngineRoom extends SandboxCore {
     RunEnvironment prepared = p == null || runPolicy != policy ? null : p.poll(script.language());
     GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog,
         p == null ? runThreads : thenTopUp(p, script.language()), sources, script, inputs, toolRegistry, prepared,
-        calledNanos, startTimeout);
+        calledNanos, startTimeout, pythonImports);
     run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
     script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
     active.add(run);
@@ -389,7 +392,7 @@ final class EngineRoom extends SandboxCore {
   private RunEnvironment prepare(Language language) {
     RunGuard guard = new RunGuard(watchdog.canceller());
     return RunEnvironment.create(engine, policy, language, interpreterFiles, toolRegistry, guard,
-        RunEnvironment.newOutput(policy.limits(), guard)).initialize();
+        RunEnvironment.newOutput(policy.limits(), guard)).initialize(pythonImports);
   }
 
   @Override
@@ -500,6 +503,8 @@ final class EngineRoom extends SandboxCore {
           .maxAllocatedBytes(1 << 20).build(), Outcome.LIMIT_EXCEEDED);
     }
     watchdog.noteHostBaseline();
+    // Made with the imports before the pool, which gets it as its first Python context: no extra context.
+    RunEnvironment checked = pythonImports == null ? null : checkPythonImports();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
@@ -507,8 +512,18 @@ final class EngineRoom extends SandboxCore {
       pool = made;
       if (closed) {
         made.close(); // closed during a warm-up in the background, perhaps after close() looked for the pool
+        if (checked != null) {
+          checked.close();
+        }
         throw new IllegalStateException("sandbox is closed");
       }
+      if (checked != null) {
+        made.offer(Language.PYTHON, checked);
+        checked = null;
+      }
+    }
+    if (checked != null) {
+      checked.close();
     }
     if (jitBudget.isZero()) {
       return;
@@ -531,6 +546,21 @@ final class EngineRoom extends SandboxCore {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * Makes one Python context with the sandbox's imports, so that a module that cannot be imported fails
+   * the start, naming it, rather than every run; returns it unused, for the pool.
+   */
+  private RunEnvironment checkPythonImports() {
+    try {
+      return prepare(Language.PYTHON);
+    } catch (PythonImports.Failed e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("pythonImports: the imports did not complete in a fresh context under the"
+          + " policy's limits: " + e.getMessage(), e);
     }
   }
 
@@ -559,7 +589,7 @@ final class EngineRoom extends SandboxCore {
     Policy warm = Policy.builder().allowLanguages(language).limits(limits).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
     ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, inputs,
-        ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START).execute();
+        ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START, null).execute();
     if (r.outcome() != expected) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
           + r.errorMessage().orElse(""));

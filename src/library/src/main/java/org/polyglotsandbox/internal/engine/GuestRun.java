@@ -138,13 +138,16 @@ final class GuestRun {
   private volatile Thread runner;
   /** What the run's thread is doing before the guest starts, for the start timeout's message. */
   private volatile String step = "waiting for a thread";
+  /** The sandbox's imports for a Python context this run makes itself ({@link PythonImports}), or null. */
+  private final Source pythonImports;
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
 
   GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, Watchdog watchdog,
       Executor threads, SourceCache sources, Script script, Map<String, String> inputs,
-      ToolRegistry tools, RunEnvironment prepared, long calledNanos, Duration startTimeout) {
+      ToolRegistry tools, RunEnvironment prepared, long calledNanos, Duration startTimeout, Source pythonImports) {
     this.calledNanos = calledNanos;
+    this.pythonImports = pythonImports;
     this.startTimeout = startTimeout;
     this.threads = threads;
     this.source = sources.get(script.language(), script.name(), script.code());
@@ -443,7 +446,7 @@ final class GuestRun {
           environment = env;
           // Initialising the language (for Python, most of a fresh context's cost) is the sandbox's work:
           // done here, before the guest's clock starts, as the warm pool does it in advance.
-          env.initialize();
+          env.initialize(pythonImports);
           break;
         } catch (RuntimeException | OutOfMemoryError e) {
           if (guard.tripped() != null) {

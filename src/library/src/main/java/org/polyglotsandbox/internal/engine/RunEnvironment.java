@@ -126,10 +126,17 @@ final class RunEnvironment implements AutoCloseable {
 
   /**
    * Initialises the language ahead of the run (for Python the larger part of a fresh context's cost),
-   * then resets the statement count so that the run starts with its whole budget.
+   * imports the sandbox's {@code pythonImports} into a Python context, then resets the statement count
+   * so that the run starts with its whole budget.
+   *
+   * @param pythonImports the import statements ({@link PythonImports#source}), or null for none
+   * @throws PythonImports.Failed naming the modules if the imports raised
    */
-  RunEnvironment initialize() {
+  RunEnvironment initialize(Source pythonImports) {
     context.initialize(language.id());
+    if (pythonImports != null && language == Language.PYTHON) {
+      PythonImports.run(context, pythonImports);
+    }
     context.resetLimits();
     return this;
   }

@@ -137,6 +137,24 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     return added;
   }
 
+  /**
+   * Adds {@code item}, made elsewhere for {@code key} and never handed out, if the pool has room for it;
+   * otherwise closes it.
+   *
+   * @return whether it was added
+   */
+  public boolean offer(K key, T item) {
+    boolean added;
+    synchronized (lock) {
+      added = !closed && hasRoom(key) && idle.get(key).offer(item);
+      lock.notifyAll();
+    }
+    if (!added) {
+      closeQuietly(item);
+    }
+    return added;
+  }
+
   /** Whether {@code key} has room for one more item beside those ready and being made. Under {@link #lock}. */
   private boolean hasRoom(K key) {
     return idle.get(key).size() + making.get(key)[0] < size;

@@ -105,6 +105,38 @@ class WarmPoolTest {
   }
 
   @Test
+  void offer_addsAnItemMadeElsewhere_whileThereIsRoom_andClosesItOtherwise() throws Exception {
+    java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch making = new java.util.concurrent.CountDownLatch(1);
+    WarmPool<String, Item> pool = new WarmPool<>(List.of("py"), 2, key -> {
+      making.countDown();
+      try {
+        never.await(); // the refill thread makes nothing of its own here
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("stopped");
+    }, "test-pool-offer");
+    try {
+      assertThat(making.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      Item first = new Item(-1, "py");
+      Item second = new Item(-2, "py");
+      assertThat(pool.offer("py", first)).as("room beside the one being made").isTrue();
+      assertThat(pool.ready("py")).isEqualTo(1);
+      assertThat(pool.offer("py", second)).as("ready and being made fill the size").isFalse();
+      assertThat(second.closed).isTrue();
+      assertThat(pool.poll("py")).isSameAs(first);
+      assertThat(first.closed).isFalse();
+    } finally {
+      never.countDown();
+      pool.close();
+    }
+    Item late = new Item(-3, "py");
+    assertThat(pool.offer("py", late)).as("after close").isFalse();
+    assertThat(late.closed).isTrue();
+  }
+
+  @Test
   void aFailingFactory_isRetried() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, key -> {
