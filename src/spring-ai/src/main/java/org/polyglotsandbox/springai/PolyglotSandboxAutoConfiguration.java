@@ -66,7 +66,7 @@ public class PolyglotSandboxAutoConfiguration {
       try {
         b.pythonImports(properties.getPythonImports().toArray(String[]::new));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("polyglot-sandbox.python-imports: " + e.getMessage(), e);
+        throw new IllegalArgumentException("polyglot-sandbox.python-imports: " + e.getMessage());
       }
     }
     return b.build();
