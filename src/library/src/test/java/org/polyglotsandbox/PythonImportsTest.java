@@ -84,6 +84,21 @@ class PythonImportsTest {
   }
 
   @Test
+  void aModuleThatCannotBeImported_inABackgroundStart_failsEveryRunNamingIt() {
+    Policy policy = Policy.builder().allowLanguages(Language.PYTHON).limits(POLICY_LIMITS).build();
+    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(policy).warmContexts(1)
+        .pythonImports("no_such_module_either").startInBackground().build()) {
+      assertThatThrownBy(() -> s.run(Language.PYTHON, "6*7")).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("no_such_module_either");
+      assertThat(s.started().toCompletableFuture()).isCompletedExceptionally();
+      assertThatThrownBy(() -> s.runAsync(Language.PYTHON, "6*7").join())
+          .hasRootCauseInstanceOf(IllegalStateException.class).rootCause()
+          .hasMessageContaining("no_such_module_either");
+      assertThat(s.warmContexts(Language.PYTHON)).as("no pool was made").isZero();
+    }
+  }
+
+  @Test
   void badNames_andCombinations_areRefusedByTheBuilder_namingTheValue() {
     for (String bad : List.of("json; import os", "", "a..b", "1abc", "json ", "os.path.", "__import__('os')")) {
       assertThatThrownBy(() -> PolyglotSandbox.builder().pythonImports("json", bad), bad)
