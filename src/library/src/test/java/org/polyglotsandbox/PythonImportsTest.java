@@ -26,7 +26,8 @@ class PythonImportsTest {
   @BeforeAll
   static void build() {
     Policy policy = Policy.builder().allowLanguages(Language.PYTHON).limits(POLICY_LIMITS).build();
-    sandbox = PolyglotSandbox.builder().policy(policy).warmContexts(1).pythonImports("json", "collections.abc")
+    sandbox = PolyglotSandbox.builder().policy(policy).warmContexts(1)
+        .pythonImports("json", "collections.abc", "this")
         .build();
   }
 
@@ -42,9 +43,15 @@ class PythonImportsTest {
   void theModulesAreLoadedBeforeTheFirstStatement_inAPooledContextAndInARunsOwn() throws InterruptedException {
     awaitWarm();
     assertThat(sandbox.warmContexts(Language.PYTHON)).as("a pooled context is ready").isEqualTo(1);
-    assertThatRun(sandbox.run(Language.PYTHON, LOADED)).as("pooled").hasValue(List.of(true, true, false));
-    assertThatRun(sandbox.run(Script.of(Language.PYTHON, LOADED).withLimits(OWN_CONTEXT))).as("its own context")
-        .hasValue(List.of(true, true, false));
+    ExecutionResult pooled = sandbox.run(Language.PYTHON, LOADED);
+    ExecutionResult own = sandbox.run(Script.of(Language.PYTHON, LOADED).withLimits(OWN_CONTEXT));
+    assertThatRun(pooled).as("pooled").hasValue(List.of(true, true, false));
+    assertThatRun(own).as("its own context").hasValue(List.of(true, true, false));
+    // 'this' prints the Zen of Python when imported: the sandbox's set-up, not the run's output.
+    assertThat(pooled.stdout() + own.stdout()).isEmpty();
+    assertThat(pooled.usage().outputBytes() + own.usage().outputBytes()).isZero();
+    assertThatRun(sandbox.run(Language.PYTHON, "import this\nimport sys\n'this' in sys.modules"))
+        .as("the guest's own import finds it loaded").hasValue(true);
   }
 
   @Test

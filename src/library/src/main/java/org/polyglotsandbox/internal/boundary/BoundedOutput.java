@@ -23,6 +23,8 @@ public final class BoundedOutput {
   private final Stream err = new Stream();
   private volatile boolean overflowed;
   private volatile ChunkSink sink;
+  /** While set, writes are dropped unseen: the sandbox's own set-up code wrote them, not the guest. */
+  private volatile boolean muted;
   private final AtomicLong undeliveredChunks = new AtomicLong();
 
   /** Where streamed output goes; it must never block. */
@@ -39,6 +41,19 @@ public final class BoundedOutput {
   /** Streams what is kept from now on to {@code sink}, besides buffering it. Call before the run starts. */
   public void streamTo(ChunkSink sink) {
     this.sink = sink;
+  }
+
+  /**
+   * Runs {@code setUp} (the sandbox's own code in the run's context, before the guest's) with this
+   * output muted: what it writes is neither kept, counted nor streamed.
+   */
+  public void muteWhile(Runnable setUp) {
+    muted = true;
+    try {
+      setUp.run();
+    } finally {
+      muted = false;
+    }
   }
 
   /** Pieces the sink refused (its queue was full). */
@@ -94,6 +109,9 @@ public final class BoundedOutput {
 
     @Override
     public void write(byte[] b, int off, int len) {
+      if (muted) {
+        return;
+      }
       long before = written.getAndAdd(len);
       long room = Math.max(0, budget - before);
       int keep = (int) Math.min(room, len);

@@ -135,7 +135,8 @@ final class RunEnvironment implements AutoCloseable {
   RunEnvironment initialize(Source pythonImports) {
     context.initialize(language.id());
     if (pythonImports != null && language == Language.PYTHON) {
-      PythonImports.run(context, pythonImports);
+      // What a module prints on import (this prints the Zen) is the sandbox's set-up, not the run's output.
+      output.muteWhile(() -> PythonImports.run(context, pythonImports));
     }
     context.resetLimits();
     return this;
