@@ -79,6 +79,18 @@ class PythonImportsTest {
   }
 
   @Test
+  void aRunWhoseStatementLimitTheImportsAloneExceed_endsBeforeItsFirstStatement_sayingWhy() {
+    ExecutionResult tight = sandbox.run(Script.of(Language.PYTHON, "6*7")
+        .withLimits(OWN_CONTEXT.toBuilder().maxStatements(50).build()));
+    assertThatRun(tight).wasStoppedBy(Limit.STATEMENTS);
+    assertThat(tight.errorMessage()).hasValueSatisfying(m -> assertThat(m)
+        .contains("more than 50 statements", "while importing the sandbox's pythonImports",
+            "before the program's first statement"));
+    assertThat(tight.usage().wallTime()).as("the program never started").isZero();
+    assertThatRun(sandbox.run(Script.of(Language.PYTHON, "6*7").withLimits(OWN_CONTEXT))).hasValue(42L);
+  }
+
+  @Test
   void aModuleThatCannotBeImported_failsTheBuild_namingIt() {
     Policy policy = Policy.builder().allowLanguages(Language.PYTHON).limits(POLICY_LIMITS).build();
     assertThatThrownBy(() -> PolyglotSandbox.builder().policy(policy).pythonImports("json", "no_such_module_here")

@@ -55,6 +55,21 @@ class ScriptLimitsTest {
 
   @ParameterizedTest
   @EnumSource(Language.class)
+  void aTinyStatementLimit_isTheProgramsOwn_notEatenByTheSandboxsSetUp(Language language) {
+    // Before: the sandbox's own code in a fresh context (the Python process shield: 5,000-10,000
+    // statements; readText and the event loop in JavaScript) counted, and any run with a limit that small
+    // ended LIMIT_EXCEEDED before its first statement.
+    Limits tiny = POLICY_LIMITS.toBuilder().maxStatements(10).build();
+    assertThatRun(sandbox.run(Script.of(language, "6*7").withLimits(tiny))).hasValue(42L);
+    ExecutionResult r = sandbox.run(Script.of(language, GuestCode.of(language,
+        "let n = 0; for (let i = 0; i < 100; i++) { n++; } n", "n = 0\nfor i in range(100):\n    n += 1\nn"))
+        .withLimits(tiny));
+    assertThatRun(r).wasStoppedBy(Limit.STATEMENTS);
+    assertThat(r.usage().statements()).hasValue(10);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
   void lowerWallTime_stopsAnEndlessLoop(Language language) {
     long start = System.nanoTime();
     ExecutionResult r = sandbox.run(Script.of(language, GuestCode.of(language, "for (;;) {}", "while True: pass"))

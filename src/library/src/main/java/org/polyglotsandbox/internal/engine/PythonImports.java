@@ -23,7 +23,8 @@ final class PythonImports {
     for (String m : modules) {
       code.append("import ").append(m).append('\n');
     }
-    return Source.newBuilder("python", code.toString(), "<sandbox pythonImports>").buildLiteral();
+    // Internal: the import statements are the sandbox's; the modules' own code counts as a guest's import would.
+    return Source.newBuilder("python", code.toString(), "<sandbox pythonImports>").internal(true).buildLiteral();
   }
 
   /**

@@ -136,7 +136,8 @@ final class RunEnvironment implements AutoCloseable {
     context.initialize(language.id());
     if (pythonImports != null && language == Language.PYTHON) {
       // What a module prints on import (this prints the Zen) is the sandbox's set-up, not the run's output.
-      output.muteWhile(() -> PythonImports.run(context, pythonImports));
+      guard.duringSetUp("importing the sandbox's pythonImports",
+          () -> output.muteWhile(() -> PythonImports.run(context, pythonImports)));
     }
     context.resetLimits();
     return this;

@@ -76,12 +76,32 @@ public final class RunGuard implements EnforcementSink {
     ledger.add(call);
   }
 
+  /** What the sandbox's own code in the run's context is doing, for a limit that trips meanwhile; else null. */
+  private volatile String setUpStep;
+
+  /**
+   * Runs {@code setUp}, the sandbox's own code in the run's context before the program, so that a limit
+   * tripping meanwhile says so ({@code step}, such as "importing the sandbox's pythonImports").
+   */
+  public void duringSetUp(String step, Runnable setUp) {
+    setUpStep = step;
+    try {
+      setUp.run();
+    } finally {
+      setUpStep = null;
+    }
+  }
+
   /**
    * Records that a limit tripped and cancels the guest; later trips are ignored.
    *
    * @return whether this was the first trip
    */
   public boolean trip(Limit limit, String detail, Layer layer, boolean cancelGuest) {
+    String step = setUpStep;
+    if (step != null) {
+      detail = detail + " while " + step + ", before the program's first statement";
+    }
     if (!trip.compareAndSet(null, new Trip(limit, detail))) {
       return false;
     }

@@ -186,12 +186,22 @@ public final class Watchdog implements AutoCloseable {
   }
 
   /**
-   * The statement limit GraalVM enforces inside the context: past {@code maxStatements} the guest is
-   * stopped and the run ends {@link Limit#STATEMENTS}.
+   * Which sources' statements count: the guest's, not the sandbox's own code in the context (the
+   * process shield, {@code readText}, the event loop, the output boundary, the tool wrappers: all built
+   * {@code internal}), which runs before the program and would otherwise eat a small limit before its
+   * first statement (a Python context's set-up took 5,000-10,000). A guest cannot make an internal
+   * source. One instance for every context: GraalVM allows one predicate per engine.
+   */
+  private static final java.util.function.Predicate<org.graalvm.polyglot.Source> GUEST_SOURCES =
+      source -> !source.isInternal();
+
+  /**
+   * The statement limit GraalVM enforces inside the context: past {@code maxStatements} of the guest's
+   * own sources ({@link #GUEST_SOURCES}) the guest is stopped and the run ends {@link Limit#STATEMENTS}.
    */
   public static ResourceLimits statementLimit(long maxStatements, RunGuard guard) {
     return ResourceLimits.newBuilder()
-        .statementLimit(maxStatements, null)
+        .statementLimit(maxStatements, GUEST_SOURCES)
         .onLimit(event -> guard.trip(Limit.STATEMENTS, "more than " + maxStatements + " statements",
             Layer.STATEMENT_LIMIT, false))
         .build();
