@@ -64,7 +64,10 @@ public final class Limits {
     return new Builder(this);
   }
 
-  /** Guest statements a run may execute, as counted by GraalVM's statement limit. */
+  /**
+   * Guest statements a run may execute, as counted by GraalVM's statement limit: those of the program
+   * and of the modules it imports, not the sandbox's own code in the context.
+   */
   public long maxStatements() {
     return maxStatements;
   }
