@@ -24,79 +24,71 @@ import sys
 import time
 
 
-def sample(language, cache):
-    env = dict(os.environ, SANDBOX_STARTUP_CACHE="1" if cache else "0")
-    t0 = time.monotonic()
-    p = subprocess.Popen(["bin/sandbox", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
+class Server:
+    """`bin/sandbox mcp` on stdio, spoken to in JSON-RPC lines; times count from the process start."""
 
-    def send(message):
-        p.stdin.write(json.dumps(message) + "\n")
-        p.stdin.flush()
+    def __init__(self, args, env=None):
+        self.t0 = time.monotonic()
+        self.p = subprocess.Popen(["bin/sandbox", "mcp"] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env)
 
-    def answer(request_id):
+    def send(self, message):
+        self.p.stdin.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+        self.p.stdin.flush()
+
+    def answer(self, request_id):
+        """The response to request_id, and the seconds from the process start to it."""
         while True:
-            line = p.stdout.readline()
+            line = self.p.stdout.readline()
             if not line:
-                raise SystemExit("the server ended before answering request %d: %s" % (request_id, p.stderr.read()))
+                raise SystemExit("the server ended before answering request %d: %s" % (request_id, self.p.stderr.read()))
             message = json.loads(line)
             if message.get("id") == request_id:
-                return message, time.monotonic() - t0
+                return message, time.monotonic() - self.t0
 
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "mcp-start", "version": "1"}}})
-    _, initialized = answer(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    _, listed = answer(2)
-    send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-          "params": {"name": "run_" + language, "arguments": {"code": "6*7"}}})
-    result, called = answer(3)
-    p.stdin.close()
-    p.stderr.read()
-    p.wait()
-    value = result["result"]["structuredContent"]["value"]
-    assert value == 42, result
+    def call(self, request_id, method, params):
+        self.send({"id": request_id, "method": method, "params": params})
+        return self.answer(request_id)
+
+    def open_session(self):
+        """initialize, notifications/initialized, tools/list: the seconds to the first and the last answer."""
+        _, initialized = self.call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                     "clientInfo": {"name": "mcp-start", "version": "1"}})
+        self.send({"method": "notifications/initialized"})
+        _, listed = self.call(2, "tools/list", {})
+        return initialized, listed
+
+    def run(self, request_id, language, code, expected):
+        result, seconds = self.call(request_id, "tools/call", {"name": "run_" + language, "arguments": {"code": code}})
+        value = result["result"]["structuredContent"]["value"]
+        assert value == expected, result
+        return seconds
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.stderr.read()
+        self.p.wait()
+
+
+def sample(language, cache):
+    server = Server([], dict(os.environ, SANDBOX_STARTUP_CACHE="1" if cache else "0"))
+    initialized, listed = server.open_session()
+    called = server.run(3, language, "6*7", 42)
+    server.close()
     print("%-10s cache=%-3s initialize %5.2f s  tools/list %5.2f s  first answer %5.2f s"
           % (language, "yes" if cache else "no", initialized, listed, called), flush=True)
 
 
 def session(imports):
-    args = ["bin/sandbox", "mcp"] + ([] if imports else ["--python-imports="])
-    t0 = time.monotonic()
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def call(request_id, method, params):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n")
-        p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                raise SystemExit("the server ended before answering request %d: %s" % (request_id, p.stderr.read()))
-            message = json.loads(line)
-            if message.get("id") == request_id:
-                return message
-
-    def run(request_id, n):
-        code = "import json\nrows = [{'id': i, 'qty': i %% 7} for i in range(20)]\n" \
-               "json.loads(json.dumps({'total': sum(r['qty'] for r in rows), 'n': %d}))['n']" % n
-        answer = call(request_id, "tools/call", {"name": "run_python", "arguments": {"code": code}})
-        value = answer["result"]["structuredContent"]["value"]
-        assert value == n, answer
-
-    call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "mcp-start", "version": "1"}})
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    call(2, "tools/list", {})
-    run(3, 3)
-    first = time.monotonic() - t0
+    server = Server([] if imports else ["--python-imports="])
+    code = "import json\nrows = [{'id': i, 'qty': i %% 7} for i in range(20)]\n" \
+           "json.loads(json.dumps({'total': sum(r['qty'] for r in rows), 'n': %d}))['n']"
+    server.open_session()
+    first = server.run(3, "python", code % 3, 3)
     time.sleep(5)
-    t1 = time.monotonic()
-    run(4, 4)
-    second = time.monotonic() - t1
-    p.stdin.close()
-    p.stderr.read()
-    p.wait()
+    sent = time.monotonic() - server.t0
+    second = server.run(4, "python", code % 4, 4) - sent
+    server.close()
     print("python-imports %-5s first answer %5.2f s  second call (5 s later) %5.2f s"
           % ("json" if imports else "none", first, second), flush=True)
 
