@@ -338,15 +338,17 @@ public final class PolyglotSandbox implements AutoCloseable {
     /**
      * Python standard-library modules imported into every Python context before its run's first
      * statement, such as {@code "json"}: a guest's own {@code import json} then finds the module loaded.
-     * Importing {@code json} costs seconds of CPU in each fresh GraalPy context (it brings {@code re},
-     * whose pattern compiler runs as Python code, cold in every context); with {@link #warmContexts} that
-     * cost is paid while the context waits in the pool, not while a caller waits for the run.
+     * Importing {@code json} costs each fresh GraalPy context hundreds of milliseconds of CPU in a warm
+     * JVM and seconds in a new one (it brings {@code re}, whose pattern compiler runs as Python code,
+     * cold in every context); with {@link #warmContexts} that cost is paid while the context waits in the
+     * pool, not while a caller waits for the run.
      *
      * <p>Each context imports the modules itself, so each run still starts from fresh module state: what
      * a guest changes in {@code json} is gone with its context. The imports run in the run's context,
      * under its policy, before its clock starts: they count against neither its CPU nor its wall time,
      * and their statements are forgotten before its program starts (a run whose own statement limit is
-     * lower than what the imports take ends with limit {@code statements} before its first statement). A
+     * lower than what the imports take ends with limit {@code statements} before its first statement,
+     * and its error says so); what they print is dropped, not the run's output. A
      * run that makes its own context (no pool, or the pool empty) imports them while it is made, within
      * its {@link #startTimeout}. Only modules of GraalPy's standard library can be named: mounts are
      * copied in when a run starts, after the imports. {@link #build()} imports them once and fails, naming
