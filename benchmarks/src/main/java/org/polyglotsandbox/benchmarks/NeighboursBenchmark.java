@@ -21,13 +21,15 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.Script;
 
 /**
  * How much a well-behaved task's latency grows while hostile guests run beside it on the same sandbox:
  * {@link Neighbours#NONE} (the task alone) against {@link Neighbours#HOSTILE} (one background thread
  * that runs a CPU bomb and an allocation bomb back to back, each stopped by its cap: 1 s CPU, 256 MiB
- * allocated). The task is the 100-row order total in JavaScript. Target: latency with hostile
- * neighbours under 2x latency alone (compare the medians and p99 of the two rows).
+ * allocated, or {@code -p bombAllocatedMiB=N}). The task is the 100-row order total in JavaScript.
+ * Target: latency with hostile neighbours under 2x latency alone (compare the medians and p99 of the
+ * two rows).
  *
  * <p>Run from the repository root:
  *
@@ -58,6 +60,13 @@ public class NeighboursBenchmark {
   @Param
   public Neighbours neighbours;
 
+  /**
+   * What each hostile run may allocate, in MiB (its own limit, below the policy's 256): the embedder's
+   * sizing, which sets how much live data the allocation bomb leaves for each collection to copy.
+   */
+  @Param("256")
+  public long bombAllocatedMiB;
+
   private PolyglotSandbox sandbox;
   private Thread hostile;
   private volatile boolean stop;
@@ -75,7 +84,8 @@ public class NeighboursBenchmark {
     if (neighbours == Neighbours.HOSTILE) {
       hostile = Thread.ofPlatform().daemon().name("hostile-neighbour").start(() -> {
         for (int i = 0; !stop; i++) {
-          ExecutionResult r = sandbox.run(Language.JAVASCRIPT, BOMBS[i % BOMBS.length]);
+          ExecutionResult r = sandbox.run(Script.of(Language.JAVASCRIPT, BOMBS[i % BOMBS.length])
+              .withLimits(sandbox.policy().limits().toBuilder().maxAllocatedBytes(bombAllocatedMiB << 20).build()));
           if (r.outcome() != Outcome.LIMIT_EXCEEDED && !stop) {
             hostileFailure = "a hostile run was not stopped by a cap: " + r;
           }
