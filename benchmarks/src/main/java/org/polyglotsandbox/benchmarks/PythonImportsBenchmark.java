@@ -1,6 +1,5 @@
 package org.polyglotsandbox.benchmarks;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -62,7 +61,7 @@ public class PythonImportsBenchmark {
       b.pythonImports("json");
     }
     sandbox = b.build();
-    cpuMark = processCpuNanos();
+    cpuMark = ThroughputRounds.processCpu();
   }
 
   @TearDown(Level.Trial)
@@ -84,7 +83,7 @@ public class PythonImportsBenchmark {
 
   @TearDown(Level.Invocation)
   public void cpu() {
-    long now = processCpuNanos();
+    long now = ThroughputRounds.processCpu();
     System.out.printf("%n# process CPU since the last invocation: %.0f ms%n", (now - cpuMark) / 1e6);
     cpuMark = now;
   }
@@ -100,9 +99,5 @@ public class PythonImportsBenchmark {
     }
     System.out.printf("%n# guest CPU %s, set-up %s%n", r.usage().cpuTime(), r.usage().setupTime());
     return r.value();
-  }
-
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 }

@@ -202,7 +202,8 @@ public final class ThroughputRounds {
     return name.replaceAll("[0-9]+", "N");
   }
 
-  private static long processCpu() {
+  /** The process's CPU time, all threads, in ns. */
+  static long processCpu() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }

@@ -510,16 +510,13 @@ final class EngineRoom extends SandboxCore {
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
           "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER);
       pool = made;
+      if (checked != null) {
+        made.offer(Language.PYTHON, checked); // closed by the pool if it has no room or is closed already
+        checked = null;
+      }
       if (closed) {
         made.close(); // closed during a warm-up in the background, perhaps after close() looked for the pool
-        if (checked != null) {
-          checked.close();
-        }
         throw new IllegalStateException("sandbox is closed");
-      }
-      if (checked != null) {
-        made.offer(Language.PYTHON, checked);
-        checked = null;
       }
     }
     if (checked != null) {
