@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,26 @@ class ScriptLimitsTest {
         .withLimits(tiny));
     assertThatRun(r).wasStoppedBy(Limit.STATEMENTS);
     assertThat(r.usage().statements()).hasValue(10);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void codeTheGuestCompilesItself_countsAgainstATinyLimit(Language language) {
+    // Only internal sources go uncounted, and only the embedder can make one: code a guest makes at run
+    // time (eval, Function, exec, compile, a callback handed to the sandbox's own code) still counts.
+    Limits tiny = POLICY_LIMITS.toBuilder().maxStatements(10).build();
+    List<String> programs = language == Language.JAVASCRIPT
+        ? List.of("eval('let n = 0; for (let i = 0; i < 100; i++) { n++; } n')",
+            "new Function('let n = 0; for (let i = 0; i < 100; i++) { n++; } return n')()",
+            "new Promise(r => setTimeout(() => { let n = 0; for (let i = 0; i < 100; i++) { n++; } r(n); }, 0))")
+        : List.of("exec(compile('n = 0\\nfor i in range(100):\\n    n += 1\\n', 'x', 'exec'))\nn",
+            "ns = {}\nexec('def f():\\n    n = 0\\n    for i in range(100):\\n        n += 1\\n    return n', ns)\n"
+                + "ns['f']()",
+            "def key(i):\n    x = i\n    return x\nsorted(range(100), key=key)[0]");
+    for (String code : programs) {
+      ExecutionResult r = sandbox.run(Script.of(language, code).withLimits(tiny));
+      assertThatRun(r).as(code).wasStoppedBy(Limit.STATEMENTS);
+    }
   }
 
   @ParameterizedTest
