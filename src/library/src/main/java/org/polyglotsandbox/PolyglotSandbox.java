@@ -310,6 +310,7 @@ public final class PolyglotSandbox implements AutoCloseable {
     private boolean singleRun;
     private boolean inBackground;
     private List<String> pythonImports = List.of();
+    private List<String> pythonPath = List.of();
 
     private Builder() {}
 
@@ -350,9 +351,10 @@ public final class PolyglotSandbox implements AutoCloseable {
      * lower than what the imports take ends with limit {@code statements} before its first statement,
      * and its error says so); what they print is dropped, not the run's output. A
      * run that makes its own context (no pool, or the pool empty) imports them while it is made, within
-     * its {@link #startTimeout}. Only modules of GraalPy's standard library can be named: mounts are
-     * copied in when a run starts, after the imports. {@link #build()} imports them once and fails, naming
-     * the module, if one cannot be imported. Not with {@link #singleRun}. Default none.
+     * its {@link #startTimeout}. A module is looked up in GraalPy's standard library and in the
+     * {@link #pythonPath} directories, so a pure-Python package from a mount can be named too.
+     * {@link #build()} imports them once and fails, naming the module, if one cannot be imported. Not
+     * with {@link #singleRun}. Default none.
      *
      * @throws IllegalArgumentException naming the value if a name is not a dotted Python identifier,
      *     is repeated, or more than 32 are given
@@ -374,6 +376,47 @@ public final class PolyglotSandbox implements AutoCloseable {
         }
       }
       this.pythonImports = List.copyOf(seen);
+      return this;
+    }
+
+    /**
+     * Guest directories put at the front of {@code sys.path} in every Python context, in this order,
+     * before the {@link #pythonImports} and the guest's first statement: where a guest's
+     * {@code import} (and the sandbox's imports) find the pure-Python packages the policy mounts, as
+     * {@code PYTHONPATH} would. Each must lie inside one of the policy's mounts ({@link #build()} checks).
+     *
+     * <p>With {@link #pythonImports}, a Python context gets the mounts copied in when it is made, before
+     * the imports, so that a mounted package is imported while a pooled context waits rather than while
+     * a caller does (a package of 10,000 lines takes seconds of CPU to import in every fresh context;
+     * GraalPy compiles it again each time). Such a pooled context is used only if the mounts still match
+     * the host when its run starts: the run compares every mounted file with its host file (the same reads
+     * a copy makes) and, if one changed, appeared or went, closes the context and makes its own, importing
+     * the modules before its clock starts. So a run always sees, and imports, the host files as they are
+     * when it starts. Without {@code pythonImports}, mounts are copied in when the run starts, as always.
+     * Default none.
+     *
+     * @throws IllegalArgumentException naming the value if a directory is not an absolute guest path
+     *     without {@code ..}, is repeated, or more than 16 are given
+     */
+    public Builder pythonPath(String... guestDirectories) {
+      Objects.requireNonNull(guestDirectories, "guestDirectories");
+      if (guestDirectories.length > 16) {
+        throw new IllegalArgumentException("pythonPath: " + guestDirectories.length + " directories given, at most 16");
+      }
+      java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+      for (String d : guestDirectories) {
+        String dir;
+        try {
+          dir = Mount.normalizeGuestPath(d);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("pythonPath: " + (d == null ? "null"
+              : TextSanitizer.oneLine(e.getMessage(), 200)), e);
+        }
+        if (!seen.add(dir)) {
+          throw new IllegalArgumentException("pythonPath: '" + dir + "' is named twice");
+        }
+      }
+      this.pythonPath = List.copyOf(seen);
       return this;
     }
 
@@ -619,6 +662,16 @@ public final class PolyglotSandbox implements AutoCloseable {
         throw new IllegalStateException("pythonImports " + pythonImports + " needs a policy that allows Python"
             + " (it allows " + policy.languages() + ")");
       }
+      if (!pythonPath.isEmpty() && !policy.allows(Language.PYTHON)) {
+        throw new IllegalStateException("pythonPath " + pythonPath + " needs a policy that allows Python"
+            + " (it allows " + policy.languages() + ")");
+      }
+      for (String dir : pythonPath) {
+        if (policy.mountFor(dir).isEmpty()) {
+          throw new IllegalStateException("pythonPath: '" + dir + "' lies inside none of the policy's mounts "
+              + policy.mounts().stream().map(Mount::guestPath).toList());
+        }
+      }
       if (singleRun && inBackground) {
         throw new IllegalStateException("singleRun() cannot be combined with startInBackground(): a single run"
             + " has no warm-up to move off build()");
@@ -637,7 +690,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
           maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground,
-          pythonImports),
+          pythonPath, pythonImports),
           ApiBridge.INSTANCE);
       return new PolyglotSandbox(policy, allowed, core, singleRun);
     }

@@ -74,8 +74,8 @@ final class EngineRoom extends SandboxCore {
   private final String outputThreadName;
   private final Duration startTimeout;
   private final boolean singleRun;
-  /** The import statements of {@code pythonImports}, run in each Python context before its run; or null. */
-  private final org.graalvm.polyglot.Source pythonImports;
+  /** The {@code pythonPath} and {@code pythonImports}, set up in each Python context before its run; or null. */
+  private final PythonImports pythonImports;
   private volatile WarmPool<Language, RunEnvironment> pool;
   private volatile boolean closed;
   private final int number;
@@ -154,7 +154,7 @@ final class EngineRoom extends SandboxCore {
     this.auditor = new Auditor(s.auditListener(), "polyglot-sandbox-audit-" + number);
     this.outputThreadName = "polyglot-sandbox-output-" + number;
     this.singleRun = s.singleRun();
-    this.pythonImports = PythonImports.source(s.pythonImports());
+    this.pythonImports = PythonImports.of(s.pythonPath(), s.pythonImports());
     // A single run makes the first context in the JVM itself, which the warm-up would have made.
     this.startTimeout = singleRun && s.startTimeout().compareTo(WARM_UP_START) < 0 ? WARM_UP_START : s.startTimeout();
     this.watchdog = new Watchdog(Watchdog.Ticker.SYSTEM, s.heapThreshold(), true);
@@ -504,7 +504,7 @@ final class EngineRoom extends SandboxCore {
     }
     watchdog.noteHostBaseline();
     // Made with the imports before the pool, which gets it as its first Python context: no extra context.
-    RunEnvironment checked = pythonImports == null ? null : checkPythonImports();
+    RunEnvironment checked = pythonImports == null || !pythonImports.imports() ? null : checkPythonImports();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,

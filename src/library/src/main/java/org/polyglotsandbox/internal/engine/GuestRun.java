@@ -139,13 +139,14 @@ final class GuestRun {
   /** What the run's thread is doing before the guest starts, for the start timeout's message. */
   private volatile String step = "waiting for a thread";
   /** The sandbox's imports for a Python context this run makes itself ({@link PythonImports}), or null. */
-  private final Source pythonImports;
+  private final PythonImports pythonImports;
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
 
   GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, Watchdog watchdog,
       Executor threads, SourceCache sources, Script script, Map<String, String> inputs,
-      ToolRegistry tools, RunEnvironment prepared, long calledNanos, Duration startTimeout, Source pythonImports) {
+      ToolRegistry tools, RunEnvironment prepared, long calledNanos, Duration startTimeout,
+      PythonImports pythonImports) {
     this.calledNanos = calledNanos;
     this.pythonImports = pythonImports;
     this.startTimeout = startTimeout;
@@ -434,10 +435,16 @@ final class GuestRun {
   /** Makes (or takes) the environment, copies the mounts in and runs; the caller closes the environment. */
   private Raw body() {
     meter.startCharging();
-    RunEnvironment env;
-    if (prepared != null) {
-      env = prepared;
-    } else {
+    RunEnvironment env = prepared;
+    if (env != null && !env.mountsStillCurrent()) {
+      // Made with the mounts copied in for the pythonImports, and a host file has changed since: the
+      // modules it imported may be stale, so the run makes its own context as if the pool were empty.
+      step = "comparing a pooled context's mounts with the host";
+      LOG.log(System.Logger.Level.DEBUG, "a pooled context's mounts no longer match the host; making a new one");
+      env.close();
+      env = null;
+    }
+    if (env == null) {
       step = "making its context";
       for (int attempt = 1; ; attempt++) {
         try {

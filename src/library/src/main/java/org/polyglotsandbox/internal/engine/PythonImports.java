@@ -6,33 +6,73 @@ import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 
 /**
- * The standard-library modules a sandbox imports into each Python context before its run
- * ({@code PolyglotSandbox.Builder#pythonImports}): one source per sandbox, kept for the engine's
- * lifetime, evaluated once per context. The module names were checked by the builder (dotted
- * identifiers), so the source is one plain {@code import} statement per module.
+ * What a sandbox does in each Python context before its run ({@code PolyglotSandbox.Builder#pythonPath}
+ * and {@code #pythonImports}): put guest directories at the front of {@code sys.path}, then import
+ * modules. One instance per sandbox, its sources kept for the engine's lifetime, run once per context.
+ * The builder checked the values (module names are dotted identifiers, directories normalized guest
+ * paths inside a mount), and the directories reach the guest as string arguments, never as code.
  */
 final class PythonImports {
-  private PythonImports() {}
+  /** Takes the directories as arguments; internal, so its statements are the sandbox's, not the guest's. */
+  private static final Source PREPEND_PATH = Source.newBuilder("python", """
+      def prepend(*dirs):
+          import sys
+          sys.path[0:0] = list(dirs)
+      prepend
+      """, "<sandbox pythonPath>").internal(true).buildLiteral();
 
-  /** The import statements for {@code modules}, or null when there are none. */
-  static Source source(List<String> modules) {
-    if (modules.isEmpty()) {
+  private final String[] path;
+  /** The import statements, or null when there are none. */
+  private final Source imports;
+
+  private PythonImports(List<String> path, Source imports) {
+    this.path = path.toArray(String[]::new);
+    this.imports = imports;
+  }
+
+  /** What to do in each Python context, or null when {@code path} and {@code modules} are both empty. */
+  static PythonImports of(List<String> path, List<String> modules) {
+    if (path.isEmpty() && modules.isEmpty()) {
       return null;
     }
-    StringBuilder code = new StringBuilder();
-    for (String m : modules) {
-      code.append("import ").append(m).append('\n');
+    Source imports = null;
+    if (!modules.isEmpty()) {
+      StringBuilder code = new StringBuilder();
+      for (String m : modules) {
+        code.append("import ").append(m).append('\n');
+      }
+      // Internal: the import statements are the sandbox's; the modules' own code counts as a guest's import would.
+      imports = Source.newBuilder("python", code.toString(), "<sandbox pythonImports>").internal(true).buildLiteral();
     }
-    // Internal: the import statements are the sandbox's; the modules' own code counts as a guest's import would.
-    return Source.newBuilder("python", code.toString(), "<sandbox pythonImports>").internal(true).buildLiteral();
+    return new PythonImports(path, imports);
+  }
+
+  /** Whether modules are imported (else only {@code sys.path} is set, which costs next to nothing). */
+  boolean imports() {
+    return imports != null;
   }
 
   /**
-   * Runs the imports in {@code context}.
-   *
-   * @throws Failed if one raised (a module not in the standard library, or one whose import failed)
+   * Whether the mounts must be in the context's file system before the imports: the imports may then
+   * load modules from them. Such a context, made in advance, is only used if the mounts still match the
+   * host when its run starts ({@link RunEnvironment#mountsStillCurrent()}).
    */
-  static void run(Context context, Source imports) {
+  boolean importsFromMounts() {
+    return imports != null && path.length > 0;
+  }
+
+  /**
+   * Sets {@code sys.path}, then runs the imports in {@code context}.
+   *
+   * @throws Failed if an import raised (no such module, or one whose import failed)
+   */
+  void run(Context context) {
+    if (path.length > 0) {
+      context.eval(PREPEND_PATH).execute((Object[]) path);
+    }
+    if (imports == null) {
+      return;
+    }
     try {
       context.eval(imports);
     } catch (PolyglotException e) {

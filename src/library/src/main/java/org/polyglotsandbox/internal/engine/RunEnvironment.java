@@ -34,7 +34,10 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * way exactly one run {@linkplain #claim() claims} it, and nothing of it is reused afterwards.
  *
  * <p>The file system is made empty and the mounts are copied in by the run ({@link #startRun}), so a
- * context prepared seconds earlier still sees the host files as they are when its run starts.
+ * context prepared seconds earlier still sees the host files as they are when its run starts. The one
+ * exception: a Python context whose sandbox imports modules from its {@code pythonPath} gets the mounts
+ * when it is made, before the imports; a run uses it only if they still match the host
+ * ({@link #mountsStillCurrent()}).
  */
 final class RunEnvironment implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
@@ -57,6 +60,8 @@ final class RunEnvironment implements AutoCloseable {
   private JavaScriptEventLoop eventLoop;
   /** Python only: the context's coroutine runner ({@link AsyncResult#PYTHON_RUNNER}); null for JavaScript. */
   private Value coroutineRunner;
+  /** Whether {@link #initialize} copied the mounts in (for the imports), so that the run need not. */
+  private volatile boolean mountsCopied;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -126,21 +131,43 @@ final class RunEnvironment implements AutoCloseable {
 
   /**
    * Initialises the language ahead of the run (for Python the larger part of a fresh context's cost),
-   * imports the sandbox's {@code pythonImports} into a Python context, then resets the statement count
-   * so that the run starts with its whole budget.
+   * sets the sandbox's {@code pythonPath} and imports its {@code pythonImports} in a Python context (with
+   * the mounts copied in first when the imports may load modules from them), then resets the statement
+   * count so that the run starts with its whole budget.
    *
-   * @param pythonImports the import statements ({@link PythonImports#source}), or null for none
+   * @param python the sandbox's path and imports, or null for none
    * @throws PythonImports.Failed naming the modules if the imports raised
+   * @throws UncheckedIOException naming the mount's guest path if a mount could not be copied in
    */
-  RunEnvironment initialize(Source pythonImports) {
+  RunEnvironment initialize(PythonImports python) {
     context.initialize(language.id());
-    if (pythonImports != null && language == Language.PYTHON) {
+    if (python != null && language == Language.PYTHON) {
+      if (python.importsFromMounts()) {
+        fileSystem.copyMountsIn();
+        mountsCopied = true;
+      }
       // What a module prints on import (this prints the Zen) is the sandbox's set-up, not the run's output.
-      guard.duringSetUp("importing the sandbox's pythonImports",
-          () -> output.muteWhile(() -> PythonImports.run(context, pythonImports)));
+      guard.duringSetUp(python.imports() ? "importing the sandbox's pythonImports" : "setting the sandbox's pythonPath",
+          () -> output.muteWhile(() -> python.run(context)));
     }
     context.resetLimits();
     return this;
+  }
+
+  /**
+   * Whether the run may use this environment as it is: true unless the mounts were copied in when it
+   * was made ({@link #initialize}) and a host file has changed, appeared or gone since, or the imports
+   * changed the copy. Reads the mounts' host files, as copying them in would.
+   */
+  boolean mountsStillCurrent() {
+    if (!mountsCopied) {
+      return true;
+    }
+    try {
+      return fileSystem.mountsMatchHost();
+    } catch (IOException | RuntimeException e) {
+      return false; // the run makes its own context, whose copy names the mount that failed
+    }
   }
 
   /**
@@ -157,8 +184,10 @@ final class RunEnvironment implements AutoCloseable {
 
   /**
    * The run's first step: hands its label and attributes to its tool gateway (for the handlers), copies
-   * the mounts in, then writes the run's own files. So the run sees the host files as they are now, and
-   * a context prepared before its script was known gets that script's context and files.
+   * the mounts in (unless {@link #initialize} did), then writes the run's own files. So the run sees the
+   * host files as they are now (or, when {@code initialize} copied them, as they were then, which the run
+   * checked with {@link #mountsStillCurrent()}), and a context prepared before its script was known gets
+   * that script's context and files.
    *
    * @throws UncheckedIOException naming the mount's guest path if a mount could not be copied in
    * @throws RunFilesDoNotFit if the run's own files do not fit the file limits beside the mounts
@@ -167,7 +196,9 @@ final class RunEnvironment implements AutoCloseable {
     if (gateway != null) {
       gateway.runContext(label, attributes);
     }
-    fileSystem.copyMountsIn();
+    if (!mountsCopied) {
+      fileSystem.copyMountsIn();
+    }
     try {
       fileSystem.addRunFiles(runFiles);
     } catch (IOException e) {

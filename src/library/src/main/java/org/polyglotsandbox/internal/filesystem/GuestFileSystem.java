@@ -171,6 +171,26 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   /**
+   * Whether the mounts' copies still hold exactly the host content ({@link #copyMountsIn()} made them
+   * earlier, for a context prepared in advance): no host file changed, appeared or went, and nothing
+   * was written to a copy. Reads the host files as copying them would.
+   *
+   * @throws IOException if a host file cannot be read
+   */
+  public boolean mountsMatchHost() throws IOException {
+    if (mounts.isEmpty()) {
+      return true;
+    }
+    java.nio.file.FileSystem memory = memory();
+    for (Mount m : mounts) {
+      if (!MountCopier.matches(m, memory.getPath(m.guestPath()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Writes the run's own files in, after {@link #copyMountsIn()} and before guest code runs; they exist
    * in memory only, for this file system's one run, and count against the file limits like the mounts'
    * copies. A read-only one may be read; a writable one read and overwritten (not deleted, renamed or
