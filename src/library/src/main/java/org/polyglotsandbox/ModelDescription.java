@@ -16,11 +16,19 @@ final class ModelDescription {
 
   private ModelDescription() {}
 
-  static String of(Language language, Policy policy, List<Tool> tools) {
+  static String of(Language language, Policy policy, List<Tool> tools, List<String> pythonPath,
+      List<String> pythonImports) {
     boolean js = language == Language.JAVASCRIPT;
     StringBuilder b = new StringBuilder();
-    b.append(js ? "Runs JavaScript (ECMAScript on GraalJS; no Node.js or browser APIs)"
-        : "Runs Python 3 (GraalPy; the standard library only, no packages or native modules)");
+    if (js) {
+      b.append("Runs JavaScript (ECMAScript on GraalJS; no Node.js or browser APIs)");
+    } else if (pythonPath.isEmpty()) {
+      b.append("Runs Python 3 (GraalPy; the standard library only, no packages or native modules)");
+    } else {
+      b.append("Runs Python 3 (GraalPy; the standard library and the pure-Python packages in ")
+          .append(String.join(", ", pythonPath)).append(", which are on sys.path; no native modules)");
+    }
+
     b.append(" in a fresh deny-by-default sandbox and returns how it ended (OK, GUEST_ERROR, SYNTAX_ERROR,"
         + " LIMIT_EXCEEDED, ...), the value of its last expression as JSON, its stdout and stderr. Nothing"
         + " survives between calls. Each entry of `inputs` becomes a global variable holding plain JSON"
@@ -30,6 +38,10 @@ final class ModelDescription {
       b.append("; read a file with readText(path)");
     }
     b.append(". No network, processes, threads, host classes, native code or environment variables. ");
+    if (!js && !pythonImports.isEmpty()) {
+      b.append("Modules imported before your code runs, so importing them costs nothing: ")
+          .append(String.join(", ", pythonImports)).append(". ");
+    }
     if (tools.isEmpty()) {
       b.append("Host tools: none. ");
     } else {

@@ -11,7 +11,9 @@ import java.util.Set;
  * A host file or directory made visible to guest code at a guest path, with the file operations
  * allowed on it.
  *
- * <p>The host content is <em>copied</em> into the run's in-memory file system when each run starts;
+ * <p>The host content is <em>copied</em> into the run's in-memory file system when each run starts
+ * (for a pooled Python context that imports modules from the {@code pythonPath}, when the context is
+ * made, and compared with the host when its run starts: {@code PolyglotSandbox.Builder#pythonPath});
  * guest code never opens the host file, and nothing it writes ever reaches the host. Symbolic links
  * inside a mounted directory are not copied. A {@linkplain #scratch(String) scratch} mount is an
  * empty writable directory with no host side.

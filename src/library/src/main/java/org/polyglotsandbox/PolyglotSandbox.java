@@ -66,12 +66,18 @@ public final class PolyglotSandbox implements AutoCloseable {
   private volatile boolean closed;
   /** Null unless built with {@link Builder#singleRun()}; then set once the one run is admitted. */
   private final AtomicBoolean ran;
+  /** {@link Builder#pythonPath} and {@link Builder#pythonImports}, for {@link #describeForModel}. */
+  private final List<String> pythonPath;
+  private final List<String> pythonImports;
 
-  private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun) {
+  private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun,
+      List<String> pythonPath, List<String> pythonImports) {
     this.policy = policy;
     this.tools = List.copyOf(tools);
     this.core = core;
     this.ran = singleRun ? new AtomicBoolean() : null;
+    this.pythonPath = pythonPath;
+    this.pythonImports = pythonImports;
   }
 
   /** A builder; a policy is required. */
@@ -95,7 +101,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * What a language model should be told about a tool that runs {@code language} code here: one
    * paragraph with the policy in force (the mounts by guest path, the tools guest code may call with
-   * their parameter schemas, the limits), for the description of an agent's code tool (an MCP tool, a
+   * their parameter schemas, the limits; for Python, the {@link Builder#pythonPath} directories and the
+   * modules imported ahead), for the description of an agent's code tool (an MCP tool, a
    * LangChain4j or Spring AI tool). Guest terms only: no host path appears; the tools' descriptions
    * appear as the embedder wrote them.
    *
@@ -107,7 +114,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("language " + language.id() + " is not allowed by the policy "
           + "(allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
-    return ModelDescription.of(language, policy, tools);
+    return ModelDescription.of(language, policy, tools, pythonPath, pythonImports);
   }
 
   /**
@@ -322,8 +329,9 @@ public final class PolyglotSandbox implements AutoCloseable {
      * <p>A pooled context is used by exactly one run and closed after it, like any other. Its
      * replacement is made by the run's own thread once the run's result is handed over (while the caller
      * reads it), or by a background thread when no run does; so under a steady stream of runs the pool
-     * keeps up with as many callers as there are. Mounts are copied in when the run starts, so a run sees
-     * the host files as they are then. When the pool is empty a run makes its own context rather than wait.
+     * keeps up with as many callers as there are. Mounts are copied in when the run starts (or, for
+     * imports from the {@link #pythonPath}, checked against the host then), so a run sees the host files
+     * as they are then. When the pool is empty a run makes its own context rather than wait.
      * Each idle context holds memory (tens of MB for Python), and refilling costs CPU beside the runs.
      *
      * @throws IllegalArgumentException if {@code perLanguage} is negative or over 64
@@ -383,7 +391,8 @@ public final class PolyglotSandbox implements AutoCloseable {
      * Guest directories put at the front of {@code sys.path} in every Python context, in this order,
      * before the {@link #pythonImports} and the guest's first statement: where a guest's
      * {@code import} (and the sandbox's imports) find the pure-Python packages the policy mounts, as
-     * {@code PYTHONPATH} would. Each must lie inside one of the policy's mounts ({@link #build()} checks).
+     * {@code PYTHONPATH} would. Each must lie inside one of the policy's mounts or above one (such as
+     * {@code /pkgs} for a package mounted at {@code /pkgs/pyparsing}; {@link #build()} checks).
      *
      * <p>With {@link #pythonImports}, a Python context gets the mounts copied in when it is made, before
      * the imports, so that a mounted package is imported while a pooled context waits rather than while
@@ -392,7 +401,9 @@ public final class PolyglotSandbox implements AutoCloseable {
      * the host when its run starts: the run compares every mounted file with its host file (the same reads
      * a copy makes) and, if one changed, appeared or went, closes the context and makes its own, importing
      * the modules before its clock starts. So a run always sees, and imports, the host files as they are
-     * when it starts. Without {@code pythonImports}, mounts are copied in when the run starts, as always.
+     * when it starts. Each pooled Python context then holds its copy of the mounts (and the imported
+     * modules) while it waits. Without {@code pythonImports}, mounts are copied in when the run starts,
+     * as always.
      * Default none.
      *
      * @throws IllegalArgumentException naming the value if a directory is not an absolute guest path
@@ -667,8 +678,8 @@ public final class PolyglotSandbox implements AutoCloseable {
             + " (it allows " + policy.languages() + ")");
       }
       for (String dir : pythonPath) {
-        if (policy.mountFor(dir).isEmpty()) {
-          throw new IllegalStateException("pythonPath: '" + dir + "' lies inside none of the policy's mounts "
+        if (policy.mountFor(dir).isEmpty() && !policy.directoriesLeadingToMounts().contains(dir)) {
+          throw new IllegalStateException("pythonPath: '" + dir + "' is neither inside nor above any of the policy's mounts "
               + policy.mounts().stream().map(Mount::guestPath).toList());
         }
       }
@@ -692,7 +703,7 @@ public final class PolyglotSandbox implements AutoCloseable {
           maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground,
           pythonPath, pythonImports),
           ApiBridge.INSTANCE);
-      return new PolyglotSandbox(policy, allowed, core, singleRun);
+      return new PolyglotSandbox(policy, allowed, core, singleRun, pythonPath, pythonImports);
     }
   }
 }

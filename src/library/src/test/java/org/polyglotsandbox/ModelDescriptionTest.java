@@ -54,7 +54,7 @@ class ModelDescriptionTest {
     Policy policy = Policy.builder().allowLanguages(Language.PYTHON).build();
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).warmUp(Duration.ZERO).build()) {
       assertThat(sandbox.describeForModel(Language.PYTHON))
-          .startsWith("Runs Python 3")
+          .startsWith("Runs Python 3 (GraalPy; the standard library only")
           .contains("Files: none (every file operation is denied)", "Host tools: none.")
           .doesNotContain("readText");
     }

@@ -183,6 +183,25 @@ class PythonPathTest {
   }
 
   @Test
+  void theModelIsToldWhereThePackagesAre_andWhatIsImportedAlready() {
+    assertThat(sandbox.describeForModel(Language.PYTHON))
+        .contains("the standard library and the pure-Python packages in /work, /lib, which are on sys.path")
+        .contains("Modules imported before your code runs, so importing them costs nothing: shared.")
+        .doesNotContain("standard library only", host.toString());
+    assertThat(sandbox.describeForModel(Language.JAVASCRIPT)).doesNotContain("sys.path", "imported before");
+  }
+
+  @Test
+  void aDirectoryAboveTheMountedPackage_findsIt_withoutThePool() {
+    Policy packageMount = Policy.builder().allowLanguages(Language.PYTHON)
+        .mount(Mount.readOnly(host.resolve("lib").resolve("shared"), "/pkgs/shared")).limits(POLICY_LIMITS).build();
+    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(packageMount).pythonPath("/pkgs").build()) {
+      assertThatRun(s.run(Language.PYTHON, "import sys, shared\n[sys.path[0], shared.__file__, shared.greet()]"))
+          .hasValue(List.of("/pkgs", "/pkgs/shared/__init__.py", "pristine"));
+    }
+  }
+
+  @Test
   void aBadDirectory_isRefusedNamingIt() {
     assertThatThrownBy(() -> PolyglotSandbox.builder().pythonPath("lib"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pythonPath").hasMessageContaining("'lib'");
@@ -194,7 +213,7 @@ class PythonPathTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pythonPath: null");
     assertThatThrownBy(() -> PolyglotSandbox.builder().policy(policy).pythonPath("/library").build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("'/library' lies inside none of the policy's mounts [/lib, /work]");
+        .hasMessageContaining("'/library' is neither inside nor above any of the policy's mounts [/lib, /work]");
     Policy jsOnly = Policy.builder().allowLanguages(Language.JAVASCRIPT).mount(Mount.scratch("/work")).build();
     assertThatThrownBy(() -> PolyglotSandbox.builder().policy(jsOnly).pythonPath("/work").build())
         .isInstanceOf(IllegalStateException.class)

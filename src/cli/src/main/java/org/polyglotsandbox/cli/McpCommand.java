@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Mount;
+import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.mcp.HttpEndpoint;
 import org.polyglotsandbox.mcp.SandboxMcpServer;
@@ -61,6 +63,11 @@ final class McpCommand implements Callable<Integer> {
           "program's own import of them costs nothing (default: ${DEFAULT-VALUE}; --python-imports= for none)."})
   private List<String> pythonImports;
 
+  @Option(names = "--python-path", paramLabel = "DIRS", split = ",",
+      description = {"Guest directories, inside or above the policy's mounts, put at the front of sys.path in each",
+          "Python context; with --python-imports, a mounted package is imported before the run."})
+  private List<String> pythonPath = List.of();
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -77,8 +84,9 @@ final class McpCommand implements Callable<Integer> {
     Address address = http == null ? null : Address.parse(http);
     String[] imports = pythonImports();
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
+    String[] path = pythonPath(loaded.policy());
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
-        PolyglotSandbox sandbox = start(loaded, log, imports)) {
+        PolyglotSandbox sandbox = start(loaded, log, path, imports)) {
       long startedAt = System.nanoTime();
       AtomicBoolean stopping = new AtomicBoolean();   // a warm-up cut short by the server's end is no failure
       sandbox.started().whenComplete((ready, failure) -> {
@@ -146,11 +154,35 @@ final class McpCommand implements Callable<Integer> {
     return imports;
   }
 
-  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonImports) {
+  /**
+   * {@code --python-path}, checked against the policy before anything is opened: each directory a
+   * normalized guest path inside or above one of its mounts, as the builder requires.
+   */
+  private String[] pythonPath(Policy policy) {
+    String[] dirs = pythonPath.stream().filter(d -> !d.isEmpty()).toArray(String[]::new);
+    try {
+      PolyglotSandbox.builder().pythonPath(dirs);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--python-path: " + e.getMessage());
+    }
+    if (dirs.length > 0 && !policy.allows(Language.PYTHON)) {
+      throw new UsageException("--python-path needs a policy that allows Python (it allows " + policy.languages() + ")");
+    }
+    for (String dir : dirs) {
+      if (policy.mountFor(dir).isEmpty() && !policy.directoriesLeadingToMounts().contains(dir)) {
+        throw new UsageException("--python-path: " + Text.quote(dir) + " is neither inside nor above any of the policy's mounts "
+            + policy.mounts().stream().map(Mount::guestPath).toList());
+      }
+    }
+    return dirs;
+  }
+
+  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonPath,
+      String[] pythonImports) {
     PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
         .warmContexts(2).startInBackground();
     if (loaded.policy().allows(Language.PYTHON)) {
-      b.pythonImports(pythonImports);
+      b.pythonPath(pythonPath).pythonImports(pythonImports);
     }
     try {
       // initialize and tools/list are answered at once; tool calls wait for the warm-up (seconds).

@@ -3,6 +3,8 @@ package org.polyglotsandbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,10 +49,31 @@ class McpCommandTest {
   }
 
   @Test
+  void badPythonPath_exitsTwo_namingTheValue_beforeTheAuditLogIsOpened(@TempDir Path dir) throws IOException {
+    Path log = dir.resolve("audit.jsonl");
+    Path policy = dir.resolve("policy.json");
+    Files.createDirectories(dir.resolve("lib"));
+    Files.writeString(policy, """
+        {"languages": ["python"], "mounts": [{"host": "lib", "guest": "/lib"}]}""");
+    CliRun relative = CliRun.of("mcp", "--policy", policy.toString(), "--python-path", "/lib,pkgs",
+        "--audit-log", log.toString());
+    CliRun outside = CliRun.of("mcp", "--policy", policy.toString(), "--python-path", "/lib,/pkgs",
+        "--audit-log", log.toString());
+
+    assertThat(relative.status()).as(relative.toString()).isEqualTo(2);
+    assertThat(relative.err()).contains("--python-path", "'pkgs'", "must be absolute");
+    assertThat(outside.status()).as(outside.toString()).isEqualTo(2);
+    assertThat(outside.err()).contains("--python-path", "'/pkgs' is neither inside nor above any of the policy's mounts [/lib]");
+    assertThat(relative.out() + outside.out()).isEmpty();
+    assertThat(log).doesNotExist();
+  }
+
+  @Test
   void help_namesTheOptions_andTheToolNameMapping() {
     CliRun r = CliRun.of("mcp", "--help");
 
     assertThat(r.status()).isZero();
-    assertThat(r.out()).contains("--policy", "--audit-log", "--http", "--expose-tools", "--python-imports", "kv.get is kv_get");
+    assertThat(r.out()).contains("--policy", "--audit-log", "--http", "--expose-tools", "--python-imports",
+        "--python-path", "kv.get is kv_get");
   }
 }

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/sandbox mcp} on stdio, driven by the MCP Java SDK's own client: one server for the class,
- * with JavaScript and Python, the kv tools (also exposed as MCP tools) and a 1 s wall-time limit.
+ * with JavaScript and Python, the kv tools (also exposed as MCP tools), a 1 s wall-time limit and a
+ * mounted Python package on {@code --python-path}, imported ahead with {@code --python-imports}.
  */
 @Tag("slow")
 class McpStdioTest {
@@ -32,10 +33,13 @@ class McpStdioTest {
   @BeforeAll
   static void start() throws IOException {
     Path policy = dir.resolve("policy.json");
+    Files.createDirectories(dir.resolve("lib/tally"));
+    Files.writeString(dir.resolve("lib/tally/__init__.py"), "def total(xs):\n    return sum(xs)\n");
     Files.writeString(policy, """
         {"languages": ["js", "python"], "limits": {"wallTime": "1s", "maxStatements": 1000000000000000},
-         "tools": ["kv.get", "kv.put"]}""");
-    server = new McpServerProcess("--policy", policy.toString(), "--expose-tools");
+         "mounts": [{"host": "lib", "guest": "/lib"}], "tools": ["kv.get", "kv.put"]}""");
+    server = new McpServerProcess("--policy", policy.toString(), "--expose-tools", "--python-path", "/lib",
+        "--python-imports", "json,tally");
   }
 
   @AfterAll
@@ -70,7 +74,7 @@ class McpStdioTest {
     McpSchema.Tool js = tools.get(0);
     assertThat(js.inputSchema()).containsEntry("required", List.of("code"));
     assertThat(js.outputSchema()).containsKey("properties");
-    assertThat(js.description()).contains("wall time 1 s", "kv.get", "\"key\"", "Files: none");
+    assertThat(js.description()).contains("wall time 1 s", "kv.get", "\"key\"", "Files: /lib (read-only)");
     assertThat(tools.get(1).description()).contains("tools.NAME(key=value)");
   }
 
@@ -123,13 +127,14 @@ class McpStdioTest {
   }
 
   @Test
-  void python_findsJsonImportedBeforeItsFirstStatement_andFreshInEachRun() {
-    CallToolResult plant = py("import sys\nloaded = 'json' in sys.modules\nimport json\njson.planted = 1\n"
-        + "[loaded, 'fractions' in sys.modules]");
-    CallToolResult look = py("import json\nhasattr(json, 'planted')");
+  void python_findsJsonAndTheMountedPackageImportedBeforeItsFirstStatement_andFreshInEachRun() {
+    CallToolResult plant = py("import sys\nloaded = ['json' in sys.modules, 'tally' in sys.modules, sys.path[0]]\n"
+        + "import json, tally\njson.planted = 1\ntally.total = len\n[loaded, 'fractions' in sys.modules, tally.total([3])]");
+    CallToolResult look = py("import json, tally\n[hasattr(json, 'planted'), tally.total([3, 4])]");
 
-    assertThat(structured(plant)).as("--python-imports defaults to json").containsEntry("value", List.of(true, false));
-    assertThat(structured(look)).as("the next run's json is its own").containsEntry("value", false);
+    assertThat(structured(plant)).as("imported from --python-imports, found on --python-path")
+        .containsEntry("value", List.of(List.of(true, true, "/lib"), false, 1));
+    assertThat(structured(look)).as("the next run's modules are its own").containsEntry("value", List.of(false, 7));
   }
 
   @Test

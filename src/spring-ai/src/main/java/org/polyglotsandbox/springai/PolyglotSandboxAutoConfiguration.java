@@ -69,7 +69,22 @@ public class PolyglotSandboxAutoConfiguration {
         throw new IllegalArgumentException("polyglot-sandbox.python-imports: " + e.getMessage());
       }
     }
-    return b.build();
+    if (!properties.getPythonPath().isEmpty()) {
+      try {
+        b.pythonPath(properties.getPythonPath().toArray(String[]::new));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("polyglot-sandbox.python-path: " + e.getMessage());
+      }
+    }
+    try {
+      return b.build();
+    } catch (IllegalStateException e) {
+      // The builder's checks against the policy (a directory outside every mount) name the builder method.
+      if (e.getMessage() != null && e.getMessage().startsWith("pythonPath")) {
+        throw new IllegalArgumentException("polyglot-sandbox.python-path: " + e.getMessage());
+      }
+      throw e;
+    }
   }
 
   /** {@code run_javascript} / {@code run_python} for the languages the sandbox's policy allows. */

@@ -45,6 +45,11 @@ public class PolyglotSandboxProperties {
    * {@code json}; with warm contexts, off the caller's time. None unless set.
    */
   private List<String> pythonImports = new ArrayList<>();
+  /**
+   * Guest directories, inside or above the policy file's mounts, put at the front of {@code sys.path} in each
+   * Python context; with {@code python-imports}, a mounted package can be imported ahead. None unless set.
+   */
+  private List<String> pythonPath = new ArrayList<>();
   private final LimitsProperties limits = new LimitsProperties();
 
   public boolean isEnabled() {
@@ -133,6 +138,14 @@ public class PolyglotSandboxProperties {
 
   public void setPythonImports(List<String> pythonImports) {
     this.pythonImports = pythonImports;
+  }
+
+  public List<String> getPythonPath() {
+    return pythonPath;
+  }
+
+  public void setPythonPath(List<String> pythonPath) {
+    this.pythonPath = pythonPath;
   }
 
   public LimitsProperties getLimits() {

@@ -133,6 +133,28 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void pythonPath_putsAMountedPackageOnSysPath_forTheImports_andADirectoryOutsideTheMountsIsRefusedNamingTheProperty()
+      throws Exception {
+    Files.createDirectories(dir.resolve("lib/tally"));
+    Files.writeString(dir.resolve("lib/tally/__init__.py"), "def total(xs):\n    return sum(xs)\n");
+    Files.writeString(dir.resolve("policy.json"), """
+        {"languages": ["python"], "mounts": [{"host": "lib", "guest": "/lib"}]}""");
+    runner.withPropertyValues("polyglot-sandbox.policy-file=" + dir.resolve("policy.json"),
+            "polyglot-sandbox.python-path=/lib", "polyglot-sandbox.python-imports=tally")
+        .run(context -> {
+          PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
+          assertThat(sandbox.run(Language.PYTHON, "import sys\n[sys.path[0], 'tally' in sys.modules,"
+              + " sys.modules['tally'].total([3, 4])]").value()).isEqualTo(List.of("/lib", true, 7L));
+        });
+    runner.withPropertyValues("polyglot-sandbox.policy-file=" + dir.resolve("policy.json"),
+            "polyglot-sandbox.python-path=/pkgs")
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("polyglot-sandbox.python-path")
+            .hasMessageContaining("'/pkgs' is neither inside nor above any of the policy's mounts [/lib]"));
+  }
+
+  @Test
   void theSandbox_isClosedWithTheContext() {
     PolyglotSandbox[] seen = new PolyglotSandbox[1];
     runner.run(context -> seen[0] = context.getBean(PolyglotSandbox.class));
