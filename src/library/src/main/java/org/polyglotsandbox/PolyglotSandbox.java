@@ -402,9 +402,9 @@ public final class PolyglotSandbox implements AutoCloseable {
      * a copy makes) and, if one changed, appeared or went, closes the context and makes its own, importing
      * the modules before its clock starts. So a run always sees, and imports, the host files as they are
      * when it starts. Each pooled Python context then holds its copy of the mounts (and the imported
-     * modules) while it waits. Without {@code pythonImports}, mounts are copied in when the run starts,
-     * as always.
-     * Default none.
+     * modules) while it waits, and a mount whose host files change between runs makes every pooled
+     * context go to waste. Without {@code pythonImports}, mounts are copied in when the run starts, as
+     * always. Default none.
      *
      * @throws IllegalArgumentException naming the value if a directory is not an absolute guest path
      *     without {@code ..}, is repeated, or more than 16 are given
@@ -412,7 +412,8 @@ public final class PolyglotSandbox implements AutoCloseable {
     public Builder pythonPath(String... guestDirectories) {
       Objects.requireNonNull(guestDirectories, "guestDirectories");
       if (guestDirectories.length > 16) {
-        throw new IllegalArgumentException("pythonPath: " + guestDirectories.length + " directories given, at most 16");
+        throw new IllegalArgumentException("pythonPath: " + guestDirectories.length
+            + " directories given, at most 16");
       }
       java.util.Set<String> seen = new java.util.LinkedHashSet<>();
       for (String d : guestDirectories) {
@@ -679,8 +680,8 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
       for (String dir : pythonPath) {
         if (policy.mountFor(dir).isEmpty() && !policy.directoriesLeadingToMounts().contains(dir)) {
-          throw new IllegalStateException("pythonPath: '" + dir + "' is neither inside nor above any of the policy's mounts "
-              + policy.mounts().stream().map(Mount::guestPath).toList());
+          throw new IllegalStateException("pythonPath: '" + dir + "' is neither inside nor above any of the"
+              + " policy's mounts " + policy.mounts().stream().map(Mount::guestPath).toList());
         }
       }
       if (singleRun && inBackground) {

@@ -166,12 +166,15 @@ final class McpCommand implements Callable<Integer> {
       throw new UsageException("--python-path: " + e.getMessage());
     }
     if (dirs.length > 0 && !policy.allows(Language.PYTHON)) {
-      throw new UsageException("--python-path needs a policy that allows Python (it allows " + policy.languages() + ")");
+      throw new UsageException("--python-path needs a policy that allows Python (it allows "
+          + policy.languages() + ")");
     }
     for (String dir : dirs) {
-      if (policy.mountFor(dir).isEmpty() && !policy.directoriesLeadingToMounts().contains(dir)) {
-        throw new UsageException("--python-path: " + Text.quote(dir) + " is neither inside nor above any of the policy's mounts "
-            + policy.mounts().stream().map(Mount::guestPath).toList());
+      // The builder accepted it, so it is absolute and free of '..'; /pkgs/ names /pkgs.
+      String normal = java.nio.file.Path.of(dir).normalize().toString();
+      if (policy.mountFor(normal).isEmpty() && !policy.directoriesLeadingToMounts().contains(normal)) {
+        throw new UsageException("--python-path: " + Text.quote(dir) + " is neither inside nor above any of the"
+            + " policy's mounts " + policy.mounts().stream().map(Mount::guestPath).toList());
       }
     }
     return dirs;

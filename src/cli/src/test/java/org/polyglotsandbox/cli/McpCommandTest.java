@@ -63,7 +63,8 @@ class McpCommandTest {
     assertThat(relative.status()).as(relative.toString()).isEqualTo(2);
     assertThat(relative.err()).contains("--python-path", "'pkgs'", "must be absolute");
     assertThat(outside.status()).as(outside.toString()).isEqualTo(2);
-    assertThat(outside.err()).contains("--python-path", "'/pkgs' is neither inside nor above any of the policy's mounts [/lib]");
+    assertThat(outside.err())
+        .contains("--python-path", "'/pkgs' is neither inside nor above any of the policy's mounts [/lib]");
     assertThat(relative.out() + outside.out()).isEmpty();
     assertThat(log).doesNotExist();
   }

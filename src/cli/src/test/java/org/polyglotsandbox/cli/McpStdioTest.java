@@ -129,7 +129,8 @@ class McpStdioTest {
   @Test
   void python_findsJsonAndTheMountedPackageImportedBeforeItsFirstStatement_andFreshInEachRun() {
     CallToolResult plant = py("import sys\nloaded = ['json' in sys.modules, 'tally' in sys.modules, sys.path[0]]\n"
-        + "import json, tally\njson.planted = 1\ntally.total = len\n[loaded, 'fractions' in sys.modules, tally.total([3])]");
+        + "import json, tally\njson.planted = 1\ntally.total = len\n"
+        + "[loaded, 'fractions' in sys.modules, tally.total([3])]");
     CallToolResult look = py("import json, tally\n[hasattr(json, 'planted'), tally.total([3, 4])]");
 
     assertThat(structured(plant)).as("imported from --python-imports, found on --python-path")

@@ -436,10 +436,10 @@ final class GuestRun {
   private Raw body() {
     meter.startCharging();
     RunEnvironment env = prepared;
+    step = "comparing a pooled context's mounts with the host";
     if (env != null && !env.mountsStillCurrent()) {
       // Made with the mounts copied in for the pythonImports, and a host file has changed since: the
       // modules it imported may be stale, so the run makes its own context as if the pool were empty.
-      step = "comparing a pooled context's mounts with the host";
       LOG.log(System.Logger.Level.DEBUG, "a pooled context's mounts no longer match the host; making a new one");
       env.close();
       env = null;

@@ -10,7 +10,7 @@ import org.graalvm.polyglot.Source;
  * and {@code #pythonImports}): put guest directories at the front of {@code sys.path}, then import
  * modules. One instance per sandbox, its sources kept for the engine's lifetime, run once per context.
  * The builder checked the values (module names are dotted identifiers, directories normalized guest
- * paths inside a mount), and the directories reach the guest as string arguments, never as code.
+ * paths inside or above a mount), and the directories reach the guest as string arguments, never as code.
  */
 final class PythonImports {
   /** Takes the directories as arguments; internal, so its statements are the sandbox's, not the guest's. */
