@@ -134,13 +134,7 @@ public class PythonImportBenchmark {
 
     @Setup(Level.Invocation)
     public void awaitPooledContext() throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-      while (sandbox.warmContexts(Language.PYTHON) < 1) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("no pooled Python context within 5 minutes");
-        }
-        Thread.sleep(50);
-      }
+      PythonImportsBenchmark.awaitPooledPython(sandbox, Duration.ofMinutes(5));
     }
 
     @TearDown(Level.Trial)

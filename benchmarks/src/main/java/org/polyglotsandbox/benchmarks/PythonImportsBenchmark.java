@@ -72,10 +72,15 @@ public class PythonImportsBenchmark {
   /** Not timed: the pool's replacement for the last run's context is ready, as it is between an agent's calls. */
   @Setup(Level.Invocation)
   public void awaitPool() throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    awaitPooledPython(sandbox, Duration.ofMinutes(2));
+  }
+
+  /** Waits until {@code sandbox}'s pool has a Python context ready, polling every 5 ms, at most {@code within}. */
+  static void awaitPooledPython(PolyglotSandbox sandbox, Duration within) throws InterruptedException {
+    long end = System.nanoTime() + within.toNanos();
     while (sandbox.warmContexts(Language.PYTHON) < 1) {
       if (System.nanoTime() > end) {
-        throw new IllegalStateException("the warm pool did not refill within 2 minutes");
+        throw new IllegalStateException("the warm pool did not refill within " + within);
       }
       Thread.sleep(5);
     }
