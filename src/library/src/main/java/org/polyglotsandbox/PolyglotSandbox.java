@@ -394,17 +394,18 @@ public final class PolyglotSandbox implements AutoCloseable {
      * {@code PYTHONPATH} would. Each must lie inside one of the policy's mounts or above one (such as
      * {@code /pkgs} for a package mounted at {@code /pkgs/pyparsing}; {@link #build()} checks).
      *
-     * <p>With {@link #pythonImports}, a Python context gets the mounts copied in when it is made, before
-     * the imports, so that a mounted package is imported while a pooled context waits rather than while
-     * a caller does (a package of 10,000 lines takes seconds of CPU to import in every fresh context;
-     * GraalPy compiles it again each time). Such a pooled context is used only if the mounts still match
-     * the host when its run starts: the run compares every mounted file with its host file (the same reads
-     * a copy makes) and, if one changed, appeared or went, closes the context and makes its own, importing
-     * the modules before its clock starts. So a run always sees, and imports, the host files as they are
-     * when it starts. Each pooled Python context then holds its copy of the mounts (and the imported
-     * modules) while it waits, and a mount whose host files change between runs makes every pooled
-     * context go to waste. Without {@code pythonImports}, mounts are copied in when the run starts, as
-     * always. Default none.
+     * <p>With {@link #pythonImports}, a Python context gets the mounts on the path (at, inside or above
+     * one of these directories, or holding one) copied in when it is made, before the imports, so that a
+     * mounted package is imported while a pooled context waits rather than while a caller does (a
+     * package of 10,000 lines takes seconds of CPU to import in every fresh context; GraalPy compiles it
+     * again each time). Such a pooled context is used only if those mounts still match the host when its
+     * run starts: the run compares each of their files with its host file (the same reads a copy makes)
+     * and, if one changed, appeared or went, closes the context and makes its own, importing the modules
+     * before its clock starts. So a run always sees, and imports, the host files as they are when it
+     * starts. Each pooled Python context then holds its copy of those mounts (and the imported modules)
+     * while it waits, and a package whose host files change between runs makes every pooled context go to
+     * waste. The other mounts, such as a data directory, are copied in when the run starts, as always.
+     * Default none.
      *
      * @throws IllegalArgumentException naming the value if a directory is not an absolute guest path
      *     without {@code ..}, is repeated, or more than 16 are given

@@ -45,9 +45,11 @@ class PythonPathTest {
   static void build() throws IOException {
     Path pkg = Files.createDirectories(host.resolve("lib").resolve("shared"));
     init = Files.writeString(pkg.resolve("__init__.py"), PACKAGE);
+    Files.writeString(Files.createDirectories(host.resolve("data")).resolve("in.txt"), "first");
     policy = Policy.builder().allowLanguages(Language.PYTHON, Language.JAVASCRIPT)
         .mount(Mount.readOnly(host.resolve("lib"), "/lib"))
         .mount(Mount.scratch("/work"))
+        .mount(Mount.readOnly(host.resolve("data"), "/data"))
         .limits(POLICY_LIMITS)
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy).warmContexts(1)
@@ -176,6 +178,24 @@ class PythonPathTest {
   }
 
   @Test
+  void aMountOffThePath_isCopiedInWhenTheRunStarts_andItsChangeKeepsThePooledContext() throws Exception {
+    Path data = host.resolve("data").resolve("in.txt");
+    try {
+      awaitWarm();
+      Files.writeString(data, "second");
+      long called = System.currentTimeMillis();
+      ExecutionResult r = sandbox.run(Language.PYTHON,
+          "import sys\n[open('/data/in.txt').read(), sys.modules['shared'].IMPORTED_AT]");
+      assertThatRun(r).isOk();
+      assertThat(((List<?>) r.value()).get(0)).isEqualTo("second");
+      assertThat(((Number) ((List<?>) r.value()).get(1)).doubleValue()).as("the pooled context served the run")
+          .isLessThan(called);
+    } finally {
+      Files.writeString(data, "first");
+    }
+  }
+
+  @Test
   void aModuleMissingFromThePath_failsTheBuildNamingIt() {
     PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).pythonPath("/lib").pythonImports("shard");
     assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
@@ -193,12 +213,40 @@ class PythonPathTest {
 
   @Test
   void aDirectoryAboveTheMountedPackage_findsIt_withoutThePool() {
-    Policy packageMount = Policy.builder().allowLanguages(Language.PYTHON)
-        .mount(Mount.readOnly(host.resolve("lib").resolve("shared"), "/pkgs/shared")).limits(POLICY_LIMITS).build();
-    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(packageMount).pythonPath("/pkgs").build()) {
+    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(packageMount()).pythonPath("/pkgs").build()) {
       assertThatRun(s.run(Language.PYTHON, "import sys, shared\n[sys.path[0], shared.__file__, shared.greet()]"))
           .hasValue(List.of("/pkgs", "/pkgs/shared/__init__.py", "pristine"));
     }
+  }
+
+  /**
+   * The pooled context imported from {@code /pkgs} before the run's own files were written there: the
+   * import system's cached listing of the directory must not hide them.
+   */
+  @Test
+  void aRunsOwnModuleBesideThePackage_isImportable_inAPooledContextThatImportedAlready() throws InterruptedException {
+    try (PolyglotSandbox s = PolyglotSandbox.builder().policy(packageMount()).warmContexts(1).pythonPath("/pkgs")
+        .pythonImports("shared").build()) {
+      for (int i = 0; i < 600 && s.warmContexts(Language.PYTHON) < 1; i++) {
+        Thread.sleep(100);
+      }
+      assertThat(s.warmContexts(Language.PYTHON)).as("a pooled Python context is ready").isEqualTo(1);
+      Thread.sleep(10);
+      long called = System.currentTimeMillis();
+      Script script = Script.of(Language.PYTHON,
+              "import helper, shared\n[helper.WHAT, shared.greet(), shared.IMPORTED_AT]")
+          .withFile("/pkgs/helper.py", "WHAT = \"the run's own\"\n");
+      ExecutionResult r = s.run(script);
+      assertThatRun(r).isOk();
+      assertThat(((List<?>) r.value()).subList(0, 2)).isEqualTo(List.of("the run's own", "pristine"));
+      assertThat(((Number) ((List<?>) r.value()).get(2)).doubleValue()).as("the pooled context served the run")
+          .isLessThan(called);
+    }
+  }
+
+  private static Policy packageMount() {
+    return Policy.builder().allowLanguages(Language.PYTHON)
+        .mount(Mount.readOnly(host.resolve("lib").resolve("shared"), "/pkgs/shared")).limits(POLICY_LIMITS).build();
   }
 
   @Test
@@ -213,7 +261,7 @@ class PythonPathTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pythonPath: null");
     assertThatThrownBy(() -> PolyglotSandbox.builder().policy(policy).pythonPath("/library").build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("'/library' is neither inside nor above any of the policy's mounts [/lib, /work]");
+        .hasMessageContaining("'/library' is neither inside nor above any of the policy's mounts [/lib, /work, /data]");
     Policy jsOnly = Policy.builder().allowLanguages(Language.JAVASCRIPT).mount(Mount.scratch("/work")).build();
     assertThatThrownBy(() -> PolyglotSandbox.builder().policy(jsOnly).pythonPath("/work").build())
         .isInstanceOf(IllegalStateException.class)

@@ -4,6 +4,7 @@ import java.util.List;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
+import org.polyglotsandbox.Mount;
 
 /**
  * What a sandbox does in each Python context before its run ({@code PolyglotSandbox.Builder#pythonPath}
@@ -53,12 +54,22 @@ final class PythonImports {
   }
 
   /**
-   * Whether the mounts must be in the context's file system before the imports: the imports may then
-   * load modules from them. Such a context, made in advance, is only used if the mounts still match the
-   * host when its run starts ({@link RunEnvironment#mountsStillCurrent()}).
+   * Whether {@code mount} must be in the context's file system before the imports, which may load
+   * modules from it: there are imports, and the mount lies at, inside or above a {@code pythonPath}
+   * directory, or holds one. A context made in advance with such mounts is only used if they still
+   * match the host when its run starts ({@link RunEnvironment#mountsStillCurrent()}); the other mounts
+   * are copied in when the run starts, as always.
    */
-  boolean importsFromMounts() {
-    return imports != null && path.length > 0;
+  boolean importsFrom(Mount mount) {
+    if (imports == null) {
+      return false;
+    }
+    for (String dir : path) {
+      if (mount.contains(dir) || dir.equals("/") || mount.guestPath().startsWith(dir + "/")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

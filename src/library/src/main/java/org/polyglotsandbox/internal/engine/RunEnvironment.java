@@ -36,7 +36,7 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  * <p>The file system is made empty and the mounts are copied in by the run ({@link #startRun}), so a
  * context prepared seconds earlier still sees the host files as they are when its run starts. The one
  * exception: a Python context whose sandbox imports modules from its {@code pythonPath} gets the mounts
- * when it is made, before the imports; a run uses it only if they still match the host
+ * on that path when it is made, before the imports; a run uses it only if they still match the host
  * ({@link #mountsStillCurrent()}).
  */
 final class RunEnvironment implements AutoCloseable {
@@ -60,8 +60,6 @@ final class RunEnvironment implements AutoCloseable {
   private JavaScriptEventLoop eventLoop;
   /** Python only: the context's coroutine runner ({@link AsyncResult#PYTHON_RUNNER}); null for JavaScript. */
   private Value coroutineRunner;
-  /** Whether {@link #initialize} copied the mounts in (for the imports), so that the run need not. */
-  private volatile boolean mountsCopied;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -132,7 +130,7 @@ final class RunEnvironment implements AutoCloseable {
   /**
    * Initialises the language ahead of the run (for Python the larger part of a fresh context's cost),
    * sets the sandbox's {@code pythonPath} and imports its {@code pythonImports} in a Python context (with
-   * the mounts copied in first when the imports may load modules from them), then resets the statement
+   * the mounts the imports may load modules from copied in first), then resets the statement
    * count so that the run starts with its whole budget.
    *
    * @param python the sandbox's path and imports, or null for none
@@ -142,27 +140,22 @@ final class RunEnvironment implements AutoCloseable {
   RunEnvironment initialize(PythonImports python) {
     context.initialize(language.id());
     if (python != null && language == Language.PYTHON) {
-      if (python.importsFromMounts()) {
-        fileSystem.copyMountsIn();
-        mountsCopied = true;
-      }
+      // Only the mounts on the path, if there are imports; the others are copied in when the run starts.
+      fileSystem.copyMountsIn(python::importsFrom);
       // What a module prints on import (this prints the Zen) is the sandbox's set-up, not the run's output.
-      guard.duringSetUp(python.imports() ? "importing the sandbox's pythonImports" : "setting the sandbox's pythonPath",
-          () -> output.muteWhile(() -> python.run(context)));
+      String step = python.imports() ? "importing the sandbox's pythonImports" : "setting the sandbox's pythonPath";
+      guard.duringSetUp(step, () -> output.muteWhile(() -> python.run(context)));
     }
     context.resetLimits();
     return this;
   }
 
   /**
-   * Whether the run may use this environment as it is: true unless the mounts were copied in when it
-   * was made ({@link #initialize}) and a host file has changed, appeared or gone since, or the imports
-   * changed the copy. Reads the mounts' host files, as copying them in would.
+   * Whether the run may use this environment as it is: true unless mounts were copied in when it was
+   * made ({@link #initialize}) and a host file of theirs has changed, appeared or gone since, or the
+   * imports changed the copy. Reads those mounts' host files, as copying them in would.
    */
   boolean mountsStillCurrent() {
-    if (!mountsCopied) {
-      return true;
-    }
     try {
       return fileSystem.mountsMatchHost();
     } catch (IOException | RuntimeException e) {
@@ -184,9 +177,9 @@ final class RunEnvironment implements AutoCloseable {
 
   /**
    * The run's first step: hands its label and attributes to its tool gateway (for the handlers), copies
-   * the mounts in (unless {@link #initialize} did), then writes the run's own files. So the run sees the
-   * host files as they are now (or, when {@code initialize} copied them, as they were then, which the run
-   * checked with {@link #mountsStillCurrent()}), and a context prepared before its script was known gets
+   * the mounts in (those {@link #initialize} did not), then writes the run's own files. So the run sees
+   * the host files as they are now (or, for mounts {@code initialize} copied, as they were then, which the
+   * run checked with {@link #mountsStillCurrent()}), and a context prepared before its script was known gets
    * that script's context and files.
    *
    * @throws UncheckedIOException naming the mount's guest path if a mount could not be copied in
@@ -196,9 +189,7 @@ final class RunEnvironment implements AutoCloseable {
     if (gateway != null) {
       gateway.runContext(label, attributes);
     }
-    if (!mountsCopied) {
-      fileSystem.copyMountsIn();
-    }
+    fileSystem.copyMountsIn(); // those initialize did not copy
     try {
       fileSystem.addRunFiles(runFiles);
     } catch (IOException e) {

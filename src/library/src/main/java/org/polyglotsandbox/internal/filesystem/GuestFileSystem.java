@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
@@ -80,6 +81,11 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   private volatile Map<String, RunFile> runFiles = Map.of();
   /** The directories above the run's own files, which guest code may inspect and list. */
   private volatile Set<String> directoriesLeadingToRunFiles = Set.of();
+  /**
+   * The mounts copied in so far, in the policy's order. Used by the thread that prepares the context,
+   * then by its run's thread; the pool's hand-off orders the two.
+   */
+  private final Set<Mount> copied = new java.util.LinkedHashSet<>();
 
   private GuestFileSystem(Configuration configuration, Policy policy, EnforcementSink denials, String cwd,
       long maxBytes, int maxFiles, long entries) {
@@ -134,18 +140,31 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
   }
 
   /**
-   * Copies the mounts' host content in; once, before guest code runs. Closes the file system if it
-   * fails.
+   * Copies the mounts' host content in, those that {@link #copyMountsIn(Predicate)} has not copied
+   * already; before guest code runs. Closes the file system if it fails.
    *
    * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
    */
   public void copyMountsIn() {
-    if (mounts.isEmpty()) {
+    copyMountsIn(m -> true);
+  }
+
+  /**
+   * Copies in the mounts that {@code which} selects and that are not copied yet: for a context prepared
+   * in advance, those its set-up reads ({@link #mountsMatchHost()} then compares them with the host
+   * when its run starts); {@link #copyMountsIn()} copies the rest. Closes the file system if it fails.
+   *
+   * @throws UncheckedIOException naming the guest path if a host mount cannot be read or does not fit
+   */
+  public void copyMountsIn(Predicate<Mount> which) {
+    List<Mount> now = mounts.stream().filter(m -> !copied.contains(m) && which.test(m)).toList();
+    if (now.isEmpty()) {
       return; // nothing to copy, nothing to count: the tree is made when something needs it
     }
     java.nio.file.FileSystem memory = memory();
     try {
-      for (Mount m : mounts) {
+      for (Mount m : now) {
+        copied.add(m);
         try {
           MountCopier.copyIn(m, memory.getPath(m.guestPath()));
         } catch (IOException e) {
@@ -178,11 +197,11 @@ public final class GuestFileSystem implements org.graalvm.polyglot.io.FileSystem
    * @throws IOException if a host file cannot be read
    */
   public boolean mountsMatchHost() throws IOException {
-    if (mounts.isEmpty()) {
+    if (copied.isEmpty()) {
       return true;
     }
     java.nio.file.FileSystem memory = memory();
-    for (Mount m : mounts) {
+    for (Mount m : copied) {
       if (!MountCopier.matches(m, memory.getPath(m.guestPath()))) {
         return false;
       }
