@@ -75,7 +75,8 @@ class McpStdioTest {
     assertThat(js.inputSchema()).containsEntry("required", List.of("code"));
     assertThat(js.outputSchema()).containsKey("properties");
     assertThat(js.description()).contains("wall time 1 s", "kv.get", "\"key\"", "Files: /lib (read-only)");
-    assertThat(tools.get(1).description()).contains("tools.NAME(key=value)");
+    assertThat(tools.get(1).description()).contains("tools.NAME(key=value)",
+        "the pure-Python packages in /lib, which are on sys.path", "importing them costs nothing: json, tally.");
   }
 
   @Test
