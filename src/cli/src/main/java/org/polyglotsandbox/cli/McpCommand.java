@@ -9,8 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.mcp.HttpEndpoint;
 import org.polyglotsandbox.mcp.SandboxMcpServer;
@@ -84,7 +82,7 @@ final class McpCommand implements Callable<Integer> {
     Address address = http == null ? null : Address.parse(http);
     String[] imports = pythonImports();
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
-    String[] path = pythonPath(loaded.policy());
+    String[] path = PythonPathOption.check(pythonPath, loaded.policy());
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
         PolyglotSandbox sandbox = start(loaded, log, path, imports)) {
       long startedAt = System.nanoTime();
@@ -152,32 +150,6 @@ final class McpCommand implements Callable<Integer> {
       throw new UsageException("--python-imports: " + e.getMessage());
     }
     return imports;
-  }
-
-  /**
-   * {@code --python-path}, checked against the policy before anything is opened: each directory a
-   * normalized guest path inside or above one of its mounts, as the builder requires.
-   */
-  private String[] pythonPath(Policy policy) {
-    String[] dirs = pythonPath.stream().filter(d -> !d.isEmpty()).toArray(String[]::new);
-    try {
-      PolyglotSandbox.builder().pythonPath(dirs);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("--python-path: " + e.getMessage());
-    }
-    if (dirs.length > 0 && !policy.allows(Language.PYTHON)) {
-      throw new UsageException("--python-path needs a policy that allows Python (it allows "
-          + policy.languages() + ")");
-    }
-    for (String dir : dirs) {
-      // The builder accepted it, so it is absolute and free of '..'; /pkgs/ names /pkgs.
-      String normal = java.nio.file.Path.of(dir).normalize().toString();
-      if (policy.mountFor(normal).isEmpty() && !policy.directoriesLeadingToMounts().contains(normal)) {
-        throw new UsageException("--python-path: " + Text.quote(dir) + " is neither inside nor above any of the"
-            + " policy's mounts " + policy.mounts().stream().map(Mount::guestPath).toList());
-      }
-    }
-    return dirs;
   }
 
   private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonPath,

@@ -68,6 +68,11 @@ final class RunCommand implements Callable<Integer> {
           "Writes stay in memory and never reach the host. Repeatable."})
   private List<Mount> mounts = new ArrayList<>();
 
+  @Option(names = "--python-path", paramLabel = "DIRS", split = ",",
+      description = {"Guest directories, inside or above the mounts, put at the front of sys.path",
+          "(a Python program then imports a mounted package without changing sys.path itself)."})
+  private List<String> pythonPath = List.of();
+
   @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "Wall-clock limit, such as 500ms, 1.5s, 2s or 1m (default: 10s, or the policy's).")
   private Duration timeout;
@@ -149,11 +154,12 @@ final class RunCommand implements Callable<Integer> {
       script = script.withOutputListener(printer);
     }
     Path dir = outputDirectory(script);
+    String[] sysPath = PythonPathOption.check(pythonPath, policy);
 
     ExecutionResult result;
     String auditFailure = null;
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
-      try (PolyglotSandbox sandbox = start(policy, tools, log)) {
+      try (PolyglotSandbox sandbox = start(policy, tools, log, sysPath)) {
         result = sandbox.run(script);
       } catch (IllegalArgumentException e) {
         // The sandbox refused the script before running it: a --file clashing with a mount or the caps.
@@ -314,10 +320,11 @@ final class RunCommand implements Callable<Integer> {
     return dir;
   }
 
-  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log) {
+  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log, String[] pythonPath) {
     try {
       // One run, then the JVM exits: no warm-up for later runs (Builder.singleRun).
-      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools).singleRun();
+      PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools).singleRun()
+          .pythonPath(pythonPath);
       if (log != null) {
         b.auditListener(log);
       }

@@ -46,6 +46,24 @@ class SandboxCliTest {
   // ---- exit statuses ----
 
   @Test
+  void pythonPath_letsTheProgramImportAMountedPackage_andABadDirectoryIsAUsageError() throws IOException {
+    file("lib/tally/__init__.py", "def total(xs):\n    return sum(xs)\n");
+    String mount = dir.resolve("lib") + ":/pkgs";
+    CliRun r = run(file("use.py", "import sys, tally\n[sys.path[0], tally.total([3, 4])]"), "--mount", mount,
+        "--python-path", "/pkgs", "--json");
+
+    assertThat(r.status()).as(r.toString()).isZero();
+    JsonNode value = JSON.readTree(r.out()).get("value");
+    assertThat(value.get(0).asText()).isEqualTo("/pkgs");
+    assertThat(value.get(1).asInt()).isEqualTo(7);
+    assertUsageError(run(file("use.py", "1"), "--mount", mount, "--python-path", "/elsewhere"),
+        "--python-path", "'/elsewhere'", "neither inside nor above any of the policy's mounts [/pkgs]");
+    assertUsageError(run(file("use.py", "1"), "--python-path", "pkgs"), "--python-path", "'pkgs'", "absolute");
+    assertUsageError(run(file("a.js", "1"), "--mount", mount, "--python-path", "/pkgs"),
+        "--python-path needs a policy that allows Python");
+  }
+
+  @Test
   void expression_printsValueAndReport_exitsZero() throws IOException {
     CliRun r = run(file("answer.js", "console.log('hello'); 6*7"));
 
