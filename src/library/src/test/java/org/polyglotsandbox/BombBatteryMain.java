@@ -44,6 +44,11 @@ public final class BombBatteryMain {
     b.put("huge-message.py", "raise Exception('x' * 10**8)");
     b.put("recursion.js", "function f(n) { return f(n + 1) + 1; } f(0)");
     b.put("recursion.py", "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\nf(0)");
+    // Overflowing the stack again and again: each overflow unwinds the whole stack, which no cancellation
+    // can cut short, so this is the bomb that goes furthest past the CPU cap.
+    b.put("catch-recursion.js", "function f(n) { return f(n + 1) + 1; } for (;;) { try { f(0); } catch (e) { } }");
+    b.put("catch-recursion.py", "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\n"
+        + "while True:\n    try:\n        f(0)\n    except RecursionError:\n        pass");
     b.put("microtasks.js", "Promise.resolve().then(function f() { Promise.resolve().then(f); }); 'returned'");
     b.put("atomics-wait.js", "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)");
     b.put("bigint-pow.js", "(10n ** (10n ** 9n)).toString().length");
