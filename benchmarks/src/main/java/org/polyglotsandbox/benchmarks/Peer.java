@@ -3,6 +3,7 @@ package org.polyglotsandbox.benchmarks;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import javax.script.Bindings;
@@ -200,6 +201,19 @@ public enum Peer {
     Runner open(Language language) {
       return pooled(language, Duration.ZERO);
     }
+  },
+
+  /**
+   * {@link #SANDBOX_POOLED} called from the sandbox's own {@link PolyglotSandbox#callerThreads()}: each
+   * run executes on the client's thread, with no hand-off to a run thread, and that thread then makes
+   * the pool's next context itself. Only a harness that makes its client threads with
+   * {@link Runner#clientThreads()} measures this design as meant ({@link ThroughputRounds} does).
+   */
+  SANDBOX_CALLER_THREADS {
+    @Override
+    Runner open(Language language) {
+      return pooled(language, Duration.ZERO, true);
+    }
   };
 
   /** Builds this design's runner for one language; checks that GraalVM designs run optimized. */
@@ -310,6 +324,11 @@ public enum Peer {
     /** Waits, outside any measurement, until the design is ready for the next task (its pool refilled). */
     default void awaitReady() {}
 
+    /** Where a harness makes its client threads for this design: plain platform threads, unless the design needs its own. */
+    default ThreadFactory clientThreads() {
+      return Thread.ofPlatform().factory();
+    }
+
     @Override
     void close();
   }
@@ -326,6 +345,11 @@ public enum Peer {
    * design as benchmarked); {@link FirstTasksAfterBuild} measures what a warm-up changes.
    */
   static Runner pooled(Language language, Duration warmUp) {
+    return pooled(language, warmUp, false);
+  }
+
+  /** As {@link #pooled(Language, Duration)}; with {@code callerThreads}, clients call from the sandbox's {@link PolyglotSandbox#callerThreads()}. */
+  static Runner pooled(Language language, Duration warmUp, boolean callerThreads) {
     int poolSize = 2;
     PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy(language)).warmContexts(poolSize)
         .warmUp(warmUp).build();
@@ -334,6 +358,11 @@ public enum Peer {
       @Override
       public Object run(String code) {
         return runner.run(code);
+      }
+
+      @Override
+      public ThreadFactory clientThreads() {
+        return callerThreads ? sandbox.callerThreads() : Thread.ofPlatform().factory();
       }
 
       @Override

@@ -43,6 +43,11 @@ final class PeerTrial implements AutoCloseable {
     runner.awaitReady();
   }
 
+  /** Where a harness makes its client threads for this design ({@link Peer.Runner#clientThreads()}). */
+  java.util.concurrent.ThreadFactory clientThreads() {
+    return runner.clientThreads();
+  }
+
   @Override
   public void close() {
     runner.close();

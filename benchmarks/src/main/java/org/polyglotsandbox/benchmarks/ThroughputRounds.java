@@ -27,7 +27,8 @@ import org.polyglotsandbox.Language;
  * that of each group of Java threads (the client threads, the sandbox's run threads, its warm-pool
  * thread, ...), and on Linux a second line: the process's CPU in the kernel ({@code system}, from
  * {@code /proc/self/stat}) and the JVM's own threads that are not Java threads (GC, JIT compilers), by
- * their OS names (from {@code /proc/self/task}, 10 ms ticks). On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
+ * their OS names (from {@code /proc/self/task}, 10 ms ticks), and the heap all threads allocated per
+ * task. On a saturated machine throughput is the cores divided by the CPU per task, so the CPU
  * per task is the steadier number when the load changes, and on a machine shared with other work the
  * only fair one: there a design with more runnable threads gets a larger share of the cores, and so more
  * tasks per second, for the same work. A thread group whose threads ended during a burst is left out of
@@ -35,6 +36,9 @@ import org.polyglotsandbox.Language;
  * and of tasks per CPU-second to the first design. Not JMH: JMH runs each design in its
  * own fork, one after the other, which on a shared 2-core machine compares different loads.
  * {@link PeersThroughputBenchmark} is the JMH counterpart.
+ *
+ * <p>Client threads come from each design's {@link Peer.Runner#clientThreads()} (the sandbox's own
+ * caller threads for {@link Peer#SANDBOX_CALLER_THREADS}), renamed {@code client-N}.
  *
  * <p>Task B with a text never seen before ({@link PeerTask.SourceMode#UNIQUE}), every answer checked.
  * Defaults: 2 and 8 threads, 4 rounds of 4 s, 160 s of warm-up (on a loaded 2-core machine the JIT was
@@ -78,6 +82,7 @@ public final class ThroughputRounds {
       for (int threads : threadCounts) {
         List<Double> ratios = new ArrayList<>();
         Map<Peer, List<Double>> cpus = new LinkedHashMap<>();
+        Map<Peer, List<Double>> allocations = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
           List<Peer> order = new ArrayList<>(designs);
           if (round % 2 == 1) {
@@ -100,8 +105,9 @@ public final class ThroughputRounds {
           for (Peer d : designs) {
             Burst b = bursts.get(d);
             cpus.computeIfAbsent(d, k -> new ArrayList<>()).add(b.cpuMicrosPerTask());
-            System.out.println(String.format(Locale.ROOT, "    %s CPU per task %.0f us:", d, b.cpuMicrosPerTask())
-                + largestFirst(b.groupMicrosPerTask()));
+            allocations.computeIfAbsent(d, k -> new ArrayList<>()).add(b.allocatedKibPerTask());
+            System.out.println(String.format(Locale.ROOT, "    %s CPU per task %.0f us, heap allocated %.0f KiB:", d,
+                b.cpuMicrosPerTask(), b.allocatedKibPerTask()) + largestFirst(b.groupMicrosPerTask()));
             if (!b.osMicrosPerTask().isEmpty()) {
               System.out.println("      of which" + largestFirst(b.osMicrosPerTask()));
             }
@@ -115,6 +121,10 @@ public final class ThroughputRounds {
           double cpu = median(cpus.get(d));
           System.out.printf(Locale.ROOT, "threads %d: %s median CPU per task %.0f us against %.0f us for %s:"
               + " tasks per CPU-second %.2fx%n", threads, d, cpu, baseCpu, designs.get(0), baseCpu / cpu);
+        }
+        for (Peer d : designs) {
+          System.out.printf(Locale.ROOT, "threads %d: %s median heap allocated per task %.0f KiB%n", threads, d,
+              median(allocations.get(d)));
         }
       }
     } finally {
@@ -140,7 +150,7 @@ public final class ThroughputRounds {
 
   /** What one burst measured: tasks per second, and CPU per task (the process's, and by thread group). */
   private record Burst(double perSecond, double cpuMicrosPerTask, Map<String, Double> groupMicrosPerTask,
-      Map<String, Double> osMicrosPerTask) {}
+      Map<String, Double> osMicrosPerTask, double allocatedKibPerTask) {}
 
   /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
   private static final double TICKS = 100;
@@ -202,6 +212,11 @@ public final class ThroughputRounds {
     return name.replaceAll("[0-9]+", "N");
   }
 
+  /** Heap bytes allocated so far by all the JVM's threads, ended ones included (-1 where unsupported). */
+  private static long allocated() {
+    return THREADS instanceof com.sun.management.ThreadMXBean t ? t.getTotalThreadAllocatedBytes() : -1;
+  }
+
   /** The process's CPU time, all threads, in ns. */
   static long processCpu() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
@@ -218,7 +233,7 @@ public final class ThroughputRounds {
     List<Thread> workers = new ArrayList<>();
     Throwable[] failure = new Throwable[1];
     for (int i = 0; i < threads; i++) {
-      workers.add(Thread.ofPlatform().name("client-" + i).start(() -> {
+      Thread worker = trial.clientThreads().newThread(() -> {
         try {
           start.await();
           long end = window[0];
@@ -232,11 +247,15 @@ public final class ThroughputRounds {
             failure[0] = t;
           }
         }
-      }));
+      });
+      worker.setName("client-" + i);
+      worker.start();
+      workers.add(worker);
     }
     Map<String, Long> before = threadCpu();
     Map<String, Long> osBefore = osTicks();
     long cpu0 = processCpu();
+    long allocated0 = allocated();
     long t0 = System.nanoTime();
     window[0] = t0 + (long) (seconds * 1e9);
     start.countDown();
@@ -245,6 +264,7 @@ public final class ThroughputRounds {
     }
     long elapsed = System.nanoTime() - t0;
     long cpu = processCpu() - cpu0;
+    long allocated = allocated() - allocated0;
     Map<String, Long> after = threadCpu();
     Map<String, Long> osAfter = osTicks();
     if (failure[0] != null) {
@@ -266,7 +286,7 @@ public final class ThroughputRounds {
         os.put(g, d / TICKS * 1e6 / tasks);
       }
     });
-    return new Burst(done.sum() / (elapsed / 1e9), cpu / 1e3 / tasks, groups, os);
+    return new Burst(done.sum() / (elapsed / 1e9), cpu / 1e3 / tasks, groups, os, allocated / 1024.0 / tasks);
   }
 
   private static String load() {

@@ -249,6 +249,35 @@ public final class PolyglotSandbox implements AutoCloseable {
   }
 
   /**
+   * Threads to call this sandbox from, for a server or harness that runs many tasks on worker threads
+   * of its own: {@code Executors.newFixedThreadPool(n, sandbox.callerThreads())}. A {@link #run} called
+   * on one of them runs the guest on that very thread, with no hand-off to a run thread: each thread has
+   * the policy's {@link Limits#stackSize()}, as a run thread has, and every cap, the fresh context and file
+   * system and the output boundary are as they are on a run thread. Measured on 2 cores, task B with
+   * a new text each time: 0.81-0.82x the saturated throughput of raw GraalJS contexts with the same
+   * statement limit, against 0.66-0.72x for the same sandbox called from plain threads
+   * (benchmarks/RESULTS.md, 2026-12-04). What changes:
+   * <ul>
+   *   <li>the calling thread also closes the run's context and, with {@link Builder#warmContexts}, makes
+   *       the pool's next one before {@code run} returns, so a run takes about as long as one in a fresh
+   *       context: this is for throughput, not for the latency of a single call;</li>
+   *   <li>a guest that ignores its cancellation (held in a tool handler that ignores interrupts) holds the
+   *       calling thread until it returns, where a run thread would let the caller go
+   *       shortly after the deadline with the run's result;</li>
+   *   <li>an interrupt of the thread during the run does not stop the guest (its caps and {@link #close}
+   *       do); one still set when the guest ends is kept for the caller, unless the sandbox stopped the
+   *       run (its own cancellation may leave one); a thread interrupted before the call gets the usual
+   *       cancelled result.</li>
+   * </ul>
+   * {@link #runAsync}, a run called from a tool handler inside such a run, and a run of another sandbox
+   * still use run threads. The threads are platform threads, not daemons, named
+   * {@code polyglot-sandbox-caller-N}; the factory may be used for as many threads as needed.
+   */
+  public java.util.concurrent.ThreadFactory callerThreads() {
+    return core.callerThreads();
+  }
+
+  /**
    * Audit events the {@link Builder#auditListener} did not get, over all runs so far: its queue was
    * full when they happened (the listener was slower than the guests), or they were still queued when
    * the sandbox closed. They are still in each run's {@link ExecutionResult#events()}. Always 0

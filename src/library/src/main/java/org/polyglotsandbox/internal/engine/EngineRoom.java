@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -29,6 +30,8 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 import org.polyglotsandbox.internal.limits.RunGuard;
 import org.polyglotsandbox.internal.limits.Watchdog;
 import org.polyglotsandbox.internal.pool.Admission;
+import org.polyglotsandbox.internal.pool.CallerThreads;
+import org.polyglotsandbox.internal.pool.CallerThreads.CallerThread;
 import org.polyglotsandbox.internal.pool.RunThreads;
 import org.polyglotsandbox.internal.pool.WarmPool;
 import org.polyglotsandbox.internal.spi.ApiAccess;
@@ -67,6 +70,8 @@ final class EngineRoom extends SandboxCore {
   private final Set<GuestRun> active = ConcurrentHashMap.newKeySet();
   private final Admission admission;
   private final RunThreads runThreads;
+  /** Threads an embedder may call {@link #run} from, which then run the guest themselves. */
+  private final CallerThreads callerThreads;
   private final int warmContexts;
   private final Auditor auditor;
   /** Hands runs' output chunks to their listeners; made at the first run that has one. Guarded by this. */
@@ -165,6 +170,7 @@ final class EngineRoom extends SandboxCore {
     watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
+    this.callerThreads = new CallerThreads(this, policy.limits().stackSize(), "polyglot-sandbox-caller-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     for (Tool t : s.tools()) {
       bindings.put(t.name(), new ToolBinding(t.name(), api.parameters(t), api.resultSchema(t), t.contextualHandler(),
@@ -204,7 +210,9 @@ final class EngineRoom extends SandboxCore {
     }
     GuestRun run;
     try {
-      run = newRun(script, inputs, called);
+      // An interrupted caller goes the usual way: its wait for the result ends at once and cancels the run.
+      run = newRun(script, inputs, called,
+          Thread.currentThread().isInterrupted() ? null : CallerThreads.current(this));
     } catch (RuntimeException | Error e) {
       admission.release();
       throw e;
@@ -290,7 +298,7 @@ final class EngineRoom extends SandboxCore {
         return;
       }
       try {
-        GuestRun run = newRun(script, inputs, called);
+        GuestRun run = newRun(script, inputs, called, null);
         out.whenComplete((r, e) -> {
           if (out.isCancelled()) {
             run.guard().cancel();
@@ -336,20 +344,32 @@ final class EngineRoom extends SandboxCore {
   }
 
   @Override
+  public ThreadFactory callerThreads() {
+    return callerThreads;
+  }
+
+  @Override
   public int warmContexts(Language language) {
     WarmPool<Language, RunEnvironment> p = pool;
     return p == null ? 0 : p.ready(language);
   }
 
-  /** A run that holds a turn, with a context from the pool if one is ready, tracked as active. */
-  private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos) {
+  /**
+   * A run that holds a turn, with a context from the pool if one is ready, tracked as active; it runs on
+   * {@code caller} if not null (one of {@link #callerThreads}'s, calling {@code run}), otherwise on a run
+   * thread.
+   */
+  private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos, CallerThread caller) {
     WarmPool<Language, RunEnvironment> p = pool;
     Policy runPolicy = api.policyForRun(script, policy);
     // The pool's contexts are made with the policy's limits (the statement limit is the context's).
     RunEnvironment prepared = p == null || runPolicy != policy ? null : p.poll(script.language());
-    GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog,
-        p == null ? runThreads : thenTopUp(p, script.language()), sources, script, inputs, toolRegistry, prepared,
-        calledNanos, startTimeout, pythonImports);
+    GuestRun[] made = new GuestRun[1];
+    Executor threads = caller != null ? onCaller(caller, p, script.language(), made)
+        : p == null ? runThreads : thenTopUp(p, script.language());
+    GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog, threads, sources, script,
+        inputs, toolRegistry, prepared, calledNanos, startTimeout, pythonImports);
+    made[0] = run;
     run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
     script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
     active.add(run);
@@ -365,6 +385,29 @@ final class EngineRoom extends SandboxCore {
    * interrupt status a cancelled guest may have left is cleared first: the context is the sandbox's, made
    * for a later run.
    */
+  /**
+   * Runs a run on {@code caller}, the thread that called {@link #run} (no hand-off, no wait), then, as a
+   * run thread would, makes a context for the pool if it has room. A cancellation by the sandbox (a cap,
+   * {@link #close}) may leave the thread interrupted: that interrupt is the sandbox's and is cleared; one
+   * that came while the guest ran and the sandbox did not stop it is the caller's and is kept.
+   */
+  private Executor onCaller(CallerThread caller, WarmPool<Language, RunEnvironment> p, Language language,
+      GuestRun[] run) {
+    return body -> caller.runGuest(() -> {
+      try {
+        body.run();
+      } finally {
+        boolean interrupted = Thread.interrupted();
+        if (p != null && !closed && watchdog.admitsNewRuns()) {
+          p.topUp(language);
+        }
+        if (interrupted && !run[0].guard().isCancelled()) {
+          caller.interrupt();
+        }
+      }
+    });
+  }
+
   private Executor thenTopUp(WarmPool<Language, RunEnvironment> p, Language language) {
     return run -> runThreads.execute(() -> {
       try {

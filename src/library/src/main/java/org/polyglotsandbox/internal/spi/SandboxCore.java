@@ -66,6 +66,9 @@ public abstract class SandboxCore implements AutoCloseable {
 
   public abstract int warmContexts(Language language);
 
+  /** See {@code PolyglotSandbox#callerThreads()}. */
+  public abstract java.util.concurrent.ThreadFactory callerThreads();
+
   /** See {@code PolyglotSandbox#undeliveredAuditEvents()}. */
   public abstract long undeliveredAuditEvents();
 
