@@ -362,8 +362,10 @@ final class EngineRoom extends SandboxCore {
   private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos, CallerThread caller) {
     WarmPool<Language, RunEnvironment> p = pool;
     Policy runPolicy = api.policyForRun(script, policy);
-    // The pool's contexts are made with the policy's limits (the statement limit is the context's).
-    RunEnvironment prepared = p == null || runPolicy != policy ? null : p.poll(script.language());
+    // The pool's contexts are made with the policy's limits (the statement limit is the context's). The
+    // run's thread tops the pool up when it is done (onCaller, thenTopUp), or finish() wakes the refill
+    // thread, so taking leaves that thread asleep.
+    RunEnvironment prepared = p == null || runPolicy != policy ? null : p.pollForTopUp(script.language());
     GuestRun[] made = new GuestRun[1];
     Executor threads = caller != null ? onCaller(caller, p, script.language(), made)
         : p == null ? runThreads : thenTopUp(p, script.language());

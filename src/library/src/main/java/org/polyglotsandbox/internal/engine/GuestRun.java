@@ -212,6 +212,12 @@ final class GuestRun {
   ExecutionResult execute() {
     start();
     try {
+      if (Thread.interrupted()) {
+        // As if the wait below had been interrupted: CompletableFuture.get() would hand over a result
+        // that is already in without looking at the interrupt, so whether an interrupted caller's run is
+        // cancelled would depend on how fast its run thread was.
+        throw new InterruptedException();
+      }
       return result.get();
     } catch (InterruptedException e) {
       guard.cancel();

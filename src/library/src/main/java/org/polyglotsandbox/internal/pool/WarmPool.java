@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -29,6 +31,11 @@ import java.util.function.Function;
  * {@code maxDefer}, or until {@link #wake()}: making an item (a context: 2-4 ms of CPU) right after a
  * run took one would compete with that very run for the CPU. An empty key is refilled at once.
  *
+ * <p>A taker that tops up itself takes with {@link #pollForTopUp}, which leaves the refill thread asleep
+ * unless the key ran empty: waking it for an item the taker is about to make cost every run a futex call
+ * and a context switch or two (RESULTS.md, 2026-12-04). The refill thread and the threads waiting for a
+ * full pool wait on separate conditions, so neither wakes the other for nothing.
+ *
  * @param <K> what an item is made for (a language)
  * @param <T> the item; closed by the pool only if it is never handed out
  */
@@ -43,7 +50,13 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private final Map<K, BlockingQueue<T>> idle = new LinkedHashMap<>();
   /** Items being made now, per key, by the filler or by {@link #topUp}. Guarded by {@link #lock}. */
   private final Map<K, int[]> making = new LinkedHashMap<>();
-  private final Object lock = new Object();
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Where the refill thread waits: for {@link #wanted}, out a deferral, or out a pause after a failure. */
+  private final Condition fillerWake = lock.newCondition();
+  /** Where everyone else waits for a change: an item added, one no longer being made, the pool closed. */
+  private final Condition changed = lock.newCondition();
+  /** Whether the refill thread is holding a refill back while busy. Guarded by {@link #lock}. */
+  private boolean deferring;
   private final AtomicLong made = new AtomicLong();
   private final Thread filler;
   private boolean closed;
@@ -79,21 +92,59 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     filler.start();
   }
 
-  /** Tells a refill held back while busy to look again (call when a run ends). */
+  /**
+   * Call when a run ends: a refill held back while busy looks again, and a key left short with nothing
+   * being made for it (its taker did not top up: the sandbox closing, the heap over budget) is refilled
+   * by the refill thread. Wakes nobody otherwise.
+   */
   public void wake() {
-    synchronized (lock) {
-      lock.notifyAll();
+    lock.lock();
+    try {
+      if (deferring) {
+        fillerWake.signal();
+      } else if (!closed && !wanted && shortWithNothingMaking()) {
+        wanted = true;
+        fillerWake.signal();
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
-  /** A ready item for {@code key}, removed from the pool, or null if none is ready. */
+  /** Whether a key has room and nothing is being made for it. Under {@link #lock}. */
+  private boolean shortWithNothingMaking() {
+    for (Map.Entry<K, BlockingQueue<T>> e : idle.entrySet()) {
+      if (making.get(e.getKey())[0] == 0 && e.getValue().size() < size) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A ready item for {@code key}, removed from the pool, or null if none is ready; the refill thread replaces it. */
   public T poll(K key) {
+    return poll(key, false);
+  }
+
+  /**
+   * A ready item for {@code key}, removed from the pool, or null if none is ready, for a taker that will
+   * call {@link #topUp} (or {@link #wake}) when done with it: the refill thread is woken only if the key
+   * is now empty.
+   */
+  public T pollForTopUp(K key) {
+    return poll(key, true);
+  }
+
+  private T poll(K key, boolean takerTopsUp) {
     BlockingQueue<T> queue = idle.get(key);
     T item = queue == null ? null : queue.poll();
-    if (item != null) {
-      synchronized (lock) {
+    if (item != null && (!takerTopsUp || queue.isEmpty())) {
+      lock.lock();
+      try {
         wanted = true;
-        lock.notifyAll();
+        fillerWake.signal();
+      } finally {
+        lock.unlock();
       }
     }
     return item;
@@ -109,11 +160,14 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
    * @return whether an item was made and added
    */
   public boolean topUp(K key) {
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (closed || !hasRoom(key)) {
         return false;
       }
       making.get(key)[0]++;
+    } finally {
+      lock.unlock();
     }
     T item = null;
     try {
@@ -123,13 +177,17 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key + "; the refill thread retries", e);
     }
     boolean added;
-    synchronized (lock) {
+    lock.lock();
+    try {
       making.get(key)[0]--;
       added = item != null && !closed && idle.get(key).offer(item);
       if (item == null) {
         wanted = true; // the refill thread makes it instead
+        fillerWake.signal();
       }
-      lock.notifyAll();
+      changed.signalAll();
+    } finally {
+      lock.unlock();
     }
     if (item != null && !added) {
       closeQuietly(item);
@@ -145,9 +203,12 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
    */
   public boolean offer(K key, T item) {
     boolean added;
-    synchronized (lock) {
+    lock.lock();
+    try {
       added = !closed && hasRoom(key) && idle.get(key).offer(item);
-      lock.notifyAll();
+      changed.signalAll();
+    } finally {
+      lock.unlock();
     }
     if (!added) {
       closeQuietly(item);
@@ -177,16 +238,18 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
    * @return whether the pool is full
    */
   public boolean awaitFull(Duration timeout) throws InterruptedException {
-    long end = System.nanoTime() + timeout.toNanos();
-    synchronized (lock) {
+    long left = timeout.toNanos();
+    lock.lock();
+    try {
       while (!closed && !isFull()) {
-        long left = end - System.nanoTime();
         if (left <= 0) {
           return false;
         }
-        lock.wait(Math.max(1, left / 1_000_000));
+        left = changed.awaitNanos(left);
       }
       return isFull();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -197,28 +260,30 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private void refill() {
     while (true) {
       K key;
-      synchronized (lock) {
+      lock.lock();
+      try {
         key = null;
         while (!closed && (key = nextShort()) == null) {
           wanted = false;
-          lock.notifyAll();
+          changed.signalAll();
           try {
             while (!closed && !wanted) {
-              lock.wait();
+              fillerWake.await();
             }
           } catch (InterruptedException e) {
             return;
           }
         }
-        long deferUntil = System.nanoTime() + maxDeferNanos;
+        long left = maxDeferNanos;
+        deferring = true;
         try {
-          long left;
-          while (!closed && !idle.get(key).isEmpty() && busy.getAsBoolean()
-              && (left = deferUntil - System.nanoTime()) > 0) {
-            lock.wait(Math.max(1, left / 1_000_000));
+          while (!closed && !idle.get(key).isEmpty() && busy.getAsBoolean() && left > 0) {
+            left = fillerWake.awaitNanos(left);
           }
         } catch (InterruptedException e) {
           return;
+        } finally {
+          deferring = false;
         }
         if (closed) {
           return;
@@ -227,15 +292,20 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
           continue; // topped up meanwhile by a taker
         }
         making.get(key)[0]++;
+      } finally {
+        lock.unlock();
       }
       T item;
       try {
         item = factory.apply(key);
         made.incrementAndGet();
       } catch (RuntimeException | Error e) {
-        synchronized (lock) {
+        lock.lock();
+        try {
           making.get(key)[0]--;
-          lock.notifyAll();
+          changed.signalAll();
+        } finally {
+          lock.unlock();
         }
         LOG.log(System.Logger.Level.WARNING, "warm pool could not prepare an item for " + key
             + "; retrying in " + RETRY_AFTER_FAILURE.toSeconds() + " s", e);
@@ -245,10 +315,13 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
         continue;
       }
       boolean added;
-      synchronized (lock) {
+      lock.lock();
+      try {
         making.get(key)[0]--;
         added = !closed && idle.get(key).offer(item);
-        lock.notifyAll();
+        changed.signalAll();
+      } finally {
+        lock.unlock();
       }
       if (!added) {
         closeQuietly(item);
@@ -270,21 +343,22 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     return best;
   }
 
+  /** The refill thread's pause after a failure; false if the pool closed or the thread was interrupted. */
   private boolean sleep(Duration d) {
-    synchronized (lock) {
-      long end = System.nanoTime() + d.toNanos();
-      try {
-        while (!closed) {
-          long left = end - System.nanoTime();
-          if (left <= 0) {
-            return true;
-          }
-          lock.wait(Math.max(1, left / 1_000_000));
+    long left = d.toNanos();
+    lock.lock();
+    try {
+      while (!closed) {
+        if (left <= 0) {
+          return true;
         }
-      } catch (InterruptedException e) {
-        return false;
+        left = fillerWake.awaitNanos(left);
       }
       return false;
+    } catch (InterruptedException e) {
+      return false;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -295,22 +369,29 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   @Override
   public void close() {
     List<T> left = new ArrayList<>();
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (closed) {
         return;
       }
       closed = true;
-      lock.notifyAll();
+      fillerWake.signalAll();
+      changed.signalAll();
       idle.values().forEach(q -> q.drainTo(left));
+    } finally {
+      lock.unlock();
     }
     long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     try {
       filler.join(Duration.ofSeconds(30));
-      synchronized (lock) {
+      lock.lock();
+      try {
         long remaining;
         while (making.values().stream().anyMatch(n -> n[0] > 0) && (remaining = end - System.nanoTime()) > 0) {
-          lock.wait(Math.max(1, remaining / 1_000_000));
+          changed.awaitNanos(remaining);
         }
+      } finally {
+        lock.unlock();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

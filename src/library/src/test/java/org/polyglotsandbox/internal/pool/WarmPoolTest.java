@@ -78,6 +78,49 @@ class WarmPoolTest {
   }
 
   @Test
+  void pollForTopUp_leavesTheRefillToTheTaker_unlessTheKeyRanEmpty() throws Exception {
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool-taker")) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      awaitWaiting("test-pool-taker"); // else it may still see the pool short, awake after its last item
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      // One item is still ready: the refill thread stays asleep, the taker tops up.
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      assertThat(pool.made()).isEqualTo(2);
+      assertThat(pool.topUp("js")).isTrue();
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.made()).isEqualTo(3);
+      // A taker that does not top up: the run's end (wake) has the refill thread replace its item.
+      awaitWaiting("test-pool-taker");
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      pool.wake();
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.made()).isEqualTo(4);
+      // Empty: refilled at once, whoever took.
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(pool.made()).isEqualTo(6);
+      Thread.sleep(50); // a refill that overshoots would show here
+      assertThat(pool.made()).isEqualTo(6);
+    }
+  }
+
+  /** Waits until the thread named {@code name} waits (parked), at most 30 s. */
+  private static void awaitWaiting(String name) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (System.nanoTime() < deadline) {
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals(name) && t.getState() == Thread.State.WAITING) {
+          return;
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError(name + " never waited");
+  }
+
+  @Test
   void eachItemIsHandedOutOnce_andReplaced() throws Exception {
     try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool")) {
       Set<Integer> seen = new HashSet<>();
