@@ -352,8 +352,11 @@ public final class PolicyReport {
         python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
         "every run's time zone is UTC" + (python ? "; time.tzset does nothing (GraalPy's would set the JVM's"
             + " default time zone)" : "")));
-    out.add(denied(Operation.PROCESS_STATE, "locale", PERMISSIONS,
-        "locale.setlocale and Intl change the run's own locale only, never the JVM's default"));
+    out.add(denied(Operation.PROCESS_STATE, "locale",
+        python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
+        python ? "every run starts in the C locale, never the host's (only format(x, 'n') follows the JVM's"
+            + " default); locale.setlocale changes the run's own locale, never the JVM's"
+            : "every run's locale is en-US, never the host's; no guest API changes the JVM's default"));
     out.add(denied(Operation.PROCESS_STATE, "umask", PERMISSIONS,
         "Python's os.umask is emulated per context by GraalPy's Java posix layer"));
     out.add(denied(Operation.PROCESS_STATE, "working directory", VFS,

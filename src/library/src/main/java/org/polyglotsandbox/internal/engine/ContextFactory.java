@@ -19,6 +19,9 @@ import org.polyglotsandbox.Language;
  * where CONSTRAINED already denies it, so that a change of GraalVM defaults cannot open a door.
  */
 public final class ContextFactory {
+  /** Every JavaScript context's locale (BCP 47), whatever the JVM's default. */
+  public static final String JAVASCRIPT_LOCALE = "en-US";
+
   private ContextFactory() {}
 
   /**
@@ -43,10 +46,19 @@ public final class ContextFactory {
    * A fresh single-language context on {@code engine}.
    *
    * <p>Host class lookup is left unconfigured on purpose: GraalJS then does not define {@code Java}.
+   *
+   * <p>The time zone is UTC, and a JavaScript context's locale is {@value #JAVASCRIPT_LOCALE}: left
+   * unset, GraalJS takes the JVM's default locale, and {@code Intl} and {@code toLocaleString} would show
+   * the host's to the guest (and make a run's output depend on the server it ran on). A Python
+   * context's locale is set by {@link ProcessShield}; no GraalPy option is accepted under CONSTRAINED.
    */
   public static Context newContext(Engine engine, Language language, FileSystem fileSystem,
       OutputStream out, OutputStream err, ResourceLimits limits) {
-    return Context.newBuilder(language.id())
+    Context.Builder builder = Context.newBuilder(language.id());
+    if (language == Language.JAVASCRIPT) {
+      builder.option("js.locale", JAVASCRIPT_LOCALE);
+    }
+    return builder
         .engine(engine)
         .sandbox(SandboxPolicy.CONSTRAINED)
         .allowAllAccess(false)

@@ -37,7 +37,9 @@ import org.polyglotsandbox.internal.boundary.GuestFunction;
  *       {@code os.kill}, {@code os.killpg}, {@code _thread.interrupt_main};
  *   <li>synthetic identity: uid and gid {@value #UID}, user {@code sandbox} with home
  *       {@code /home/sandbox}, pid {@value #PID} (parent 1), host name {@code sandbox}, kernel release
- *       {@value #KERNEL_RELEASE}, one CPU, no load average;
+ *       {@value #KERNEL_RELEASE}, one CPU, no load average; the locale {@code C} (GraalPy starts a
+ *       context in the JVM's default locale, the host's). What it cannot reach: GraalPy formats
+ *       {@code format(x, 'n')} with the JVM's default locale whatever the context's;
  *   <li>an event loop the sandbox controls: asyncio's default loop makes a self-pipe with
  *       {@code socket.socketpair()}, which the sandbox denies. An import hook (the first entry of
  *       {@code sys.meta_path}) replaces {@code asyncio.unix_events.DefaultEventLoopPolicy} and
@@ -80,7 +82,7 @@ final class ProcessShield {
           # Only built-in modules: os and signal (and enum, re, ... behind them) cost a fresh context
           # hundreds of ms to import, so they are left to the guest. They copy the functions replaced below
           # from posix and _signal when they are imported, and are patched here only if already loaded.
-          import sys, posix, _signal, time, pwd, _socket, _thread
+          import sys, posix, _signal, time, pwd, _socket, _thread, _locale
           os = sys.modules.get('os')
           PermissionError_ = PermissionError
 
@@ -299,6 +301,9 @@ final class ProcessShield {
           put(_socket, 'gethostname', gethostname)
           put(_thread, 'interrupt_main', interrupt_main)
           put(_thread, 'get_native_id', get_native_id)
+          # Locale: GraalPy starts each context in the JVM's default locale (the host's); the run starts in C,
+          # as CPython does, and setlocale(category, '') then answers C too.
+          _locale.setlocale(_locale.LC_ALL, 'C')
           for name in ('socket', 'threading', 'platform'):
               m = sys.modules.get(name)
               if m is not None:
