@@ -23,41 +23,46 @@ class Issue14SignalsForkedTest {
   @ParameterizedTest(name = "{0} {1} guest runs")
   @CsvSource({"TERM, during", "TERM, after", "INT, during", "HUP, after", "USR1, during", "USR2, after"})
   void aHostSignal_doesWhatItDoesWithoutAnyGuest(String signal, String phase) throws Exception {
-    String control = outcome("control", signal);
-    String guest = outcome(phase, signal);
-    assertThat(guest).as("with guests %s; without: %s", phase, control).isEqualTo(control);
-    if (signal.equals("TERM")) {
-      assertThat(control).isEqualTo("exit 143, shutdown hook ran");
+    // The two JVMs run side by side: the control starts in a second and waits beside the guests.
+    ForkedJvmAccess.Running controlJvm = ForkedJvmAccess.start(Issue14SignalsMain.class, "384m", "control");
+    ForkedJvmAccess.Running guestJvm = ForkedJvmAccess.start(Issue14SignalsMain.class, "384m", phase);
+    try {
+      String control = outcome(controlJvm, "control", signal);
+      String guest = outcome(guestJvm, phase, signal);
+      assertThat(guest).as("with guests %s; without: %s", phase, control).isEqualTo(control);
+      if (signal.equals("TERM")) {
+        assertThat(control).isEqualTo("exit 143, shutdown hook ran");
+      }
+    } finally {
+      for (ForkedJvmAccess.Running jvm : new ForkedJvmAccess.Running[] {controlJvm, guestJvm}) {
+        jvm.process().destroyForcibly();
+        Files.deleteIfExists(jvm.log());
+      }
     }
   }
 
-  /** Starts the forked JVM in {@code mode}, sends {@code signal} once it is ready, and describes what followed. */
-  private static String outcome(String mode, String signal) throws IOException, InterruptedException {
-    ForkedJvmAccess.Running jvm = ForkedJvmAccess.start(Issue14SignalsMain.class, "384m", mode);
-    try {
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-      while (!jvm.output().contains("READY")) {
-        assertThat(jvm.process().isAlive()).as("the forked JVM (%s) died before it was ready:%n%s", mode, jvm.output())
-            .isTrue();
-        assertThat(System.nanoTime()).as("the forked JVM (%s) is not ready:%n%s", mode, jvm.output()).isLessThan(deadline);
-        Thread.sleep(100);
-      }
-      Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(jvm.process().pid())).inheritIO().start();
-      assertThat(kill.waitFor()).isZero();
-      if (!jvm.process().waitFor(2, TimeUnit.MINUTES)) {
-        jvm.process().destroyForcibly().waitFor();
-        return "hung:\n" + jvm.output();
-      }
-      String out = jvm.output();
-      if (mode.equals("during") || mode.equals("after")) {
-        assertThat(out).as("the guests ran and were denied their timers").contains("RUN OK []")
-            .doesNotContain("Unhandled signal").doesNotContain("Exception in thread");
-      }
-      return out.contains("ALIVE") ? "kept running, exit " + jvm.process().exitValue()
-          : "exit " + jvm.process().exitValue() + (out.contains("HOOK") ? ", shutdown hook ran" : ", no shutdown hook");
-    } finally {
-      jvm.process().destroyForcibly();
-      Files.deleteIfExists(jvm.log());
+  /** Sends {@code signal} to the forked JVM in {@code mode} once it is ready, and describes what followed. */
+  private static String outcome(ForkedJvmAccess.Running jvm, String mode, String signal)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+    while (!jvm.output().contains("READY")) {
+      assertThat(jvm.process().isAlive()).as("the forked JVM (%s) died before it was ready:%n%s", mode, jvm.output())
+          .isTrue();
+      assertThat(System.nanoTime()).as("the forked JVM (%s) is not ready:%n%s", mode, jvm.output()).isLessThan(deadline);
+      Thread.sleep(100);
     }
+    Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(jvm.process().pid())).inheritIO().start();
+    assertThat(kill.waitFor()).isZero();
+    if (!jvm.process().waitFor(2, TimeUnit.MINUTES)) {
+      jvm.process().destroyForcibly().waitFor();
+      return "hung:\n" + jvm.output();
+    }
+    String out = jvm.output();
+    if (mode.equals("during") || mode.equals("after")) {
+      assertThat(out).as("the guests ran and were denied their timers").contains("RUN OK []")
+          .doesNotContain("Unhandled signal").doesNotContain("Exception in thread");
+    }
+    return out.contains("ALIVE") ? "kept running, exit " + jvm.process().exitValue()
+        : "exit " + jvm.process().exitValue() + (out.contains("HOOK") ? ", shutdown hook ran" : ", no shutdown hook");
   }
 }
