@@ -3,9 +3,11 @@ package org.polyglotsandbox.issues;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
@@ -72,6 +74,43 @@ class Issue15StuckInlineHandlerTest {
           .satisfies(r -> assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED));
     } finally {
       release.countDown();
+    }
+  }
+
+  /**
+   * A guest stopped by its CPU cap that does not stop (here: held in an inline handler that spins and
+   * ignores interrupts) is abandoned 5 s after the cap stopped it, not 5 s after its deadline: its
+   * caller waited 65 s for a 1 s cap under a 60 s wall time until session 20. Both languages at once.
+   */
+  @Tag("slow")
+  @Test
+  void aGuestThatIgnoresItsCpuCap_isAbandonedTheGraceAfterTheCap_notAfterItsDeadline() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Tool spin = Tool.builder("spin").inline().timeout(Duration.ofMinutes(5)).handler(args -> {
+      while (release.getCount() > 0) {
+        Thread.onSpinWait(); // burns CPU, never looks at its interrupt
+      }
+      return "released";
+    }).build();
+    Policy policy = Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(1)).build())
+        .allowTools("spin").build();
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).tool(spin).build()) {
+      long start = System.nanoTime();
+      CompletableFuture<ExecutionResult> js = sandbox.runAsync(Language.JAVASCRIPT, "tools.spin()");
+      CompletableFuture<ExecutionResult> py = sandbox.runAsync(Language.PYTHON, "tools.spin()");
+      try {
+        for (CompletableFuture<ExecutionResult> run : List.of(js, py)) {
+          // 1 s of CPU (a few seconds of wall time on a busy machine), then the 5 s grace; never 65 s.
+          assertThat(run).succeedsWithin(Duration.ofSeconds(30)).satisfies(r -> {
+            assertThat(r.outcome()).isEqualTo(Outcome.LIMIT_EXCEEDED);
+            assertThat(r.limit()).hasValue(Limit.CPU_TIME);
+          });
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+      } finally {
+        release.countDown();
+      }
     }
   }
 

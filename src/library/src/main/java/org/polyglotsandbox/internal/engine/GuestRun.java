@@ -65,7 +65,10 @@ import org.polyglotsandbox.internal.tools.ToolRegistry;
  */
 final class GuestRun {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
-  /** How long after the deadline the caller waits for a cancelled guest thread before giving up on it. */
+  /**
+   * How long the caller waits for a cancelled guest thread before giving up on it: from its cancellation
+   * (a CPU or heap cap, a cancel) or from its deadline, whichever comes first.
+   */
   static final Duration GRACE = Duration.ofSeconds(5);
 
   private record Raw(Object value, ErrorClassifier.Verdict failure, long fileBytes, long files,
@@ -195,8 +198,7 @@ final class GuestRun {
       result.get(Math.max(0, giveUpAtNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
       LOG.log(System.Logger.Level.WARNING, "a guest thread did not stop when the sandbox closed; abandoned");
-      finish(new Raw(null, ErrorClassifier.cancelled("run cancelled by the host (its guest did not stop and was"
-          + " abandoned)")));
+      finish(new Raw(null, ErrorClassifier.cancelled(ABANDONED)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
@@ -241,7 +243,7 @@ final class GuestRun {
 
   /**
    * Starts the run on its own thread and returns at once. The future completes when the guest ends or,
-   * if it ignores cancellation, {@link #GRACE} after its deadline. It completes exceptionally, with
+   * if it ignores cancellation, {@link #GRACE} after its cancellation or its deadline, whichever is first. It completes exceptionally, with
    * {@link RejectedExecutionException}, only if the guest did not start within the start timeout.
    */
   CompletableFuture<ExecutionResult> start() {
@@ -315,13 +317,14 @@ final class GuestRun {
     return true;
   }
 
-  /** On the watchdog thread, {@link #GRACE} past the deadline: the guest ignored its cancellation. */
+  /** On the watchdog thread, {@link #GRACE} past the cancellation or the deadline: the guest ignored it. */
   private void abandon() {
     if (!result.isDone()) {
       Thread t = runner;
       LOG.log(System.Logger.Level.WARNING,
           "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
-      finish(null);
+      // The limit that stopped it, if one did (a limit wins over this verdict); otherwise a cancel did.
+      finish(new Raw(null, ErrorClassifier.cancelled(ABANDONED)));
     }
   }
 
@@ -407,6 +410,7 @@ final class GuestRun {
   }
 
   private static final String HEAP_RAN_OUT = "the host heap ran out while the guest ran";
+  private static final String ABANDONED = "run cancelled by the host (its guest did not stop and was abandoned)";
 
   /** Closes the run's environment (on its thread, once), then ends the run's share of the heap budget. */
   private void closeEnvironment() {

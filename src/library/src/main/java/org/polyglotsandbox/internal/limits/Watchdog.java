@@ -46,7 +46,11 @@ public final class Watchdog implements AutoCloseable {
     private final RunMeter meter;
     private final Duration wallTime;
     private final long deadline;
-    private final long abandonAt;
+    private final long grace;
+    /** The deadline plus the grace, or sooner: the grace from when the run was first seen cancelled. */
+    private long abandonAt;
+    /** Whether a check has seen the run cancelled; only the watchdog's thread reads and writes it. */
+    private boolean cancelSeen;
     private final Runnable onAbandon;
 
     private Watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
@@ -55,7 +59,8 @@ public final class Watchdog implements AutoCloseable {
       this.meter = meter;
       this.wallTime = wallTime;
       this.deadline = now + wallTime.toNanos();
-      this.abandonAt = deadline + grace.toNanos();
+      this.grace = grace.toNanos();
+      this.abandonAt = deadline + this.grace;
       this.onAbandon = onAbandon;
     }
 
@@ -80,9 +85,19 @@ public final class Watchdog implements AutoCloseable {
     }
 
     private void check(long now) {
+      // A guest told to stop (its CPU or heap cap, a cancel, the sandbox closing) has the grace from then,
+      // not from its deadline: one that ignores it then hands its caller the result that much sooner.
+      if (!cancelSeen && guard.isCancelled()) {
+        cancelSeen = true;
+        if (now + grace - abandonAt < 0) {
+          abandonAt = now + grace;
+        }
+      }
       if (now - abandonAt >= 0) {
         stop();
-        tripDeadline();
+        if (now - deadline >= 0) {
+          tripDeadline();
+        }
         onAbandon.run();
         return;
       }
@@ -166,7 +181,9 @@ public final class Watchdog implements AutoCloseable {
   /**
    * Watches one run: from now, {@code wallTime} until its deadline trips {@link Limit#WALL_TIME}, and
    * {@code grace} more until {@code onAbandon} runs (once, on the watchdog thread) for a guest that
-   * ignored the cancellation; meanwhile the meter's CPU and allocation caps once it has started.
+   * ignored the cancellation, or {@code grace} from the first check that sees it cancelled if that comes
+   * sooner (a CPU or heap cap, a cancel); meanwhile the meter's CPU and allocation caps once it has
+   * started.
    */
   public Watch watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
     Watch w = new Watch(guard, meter, wallTime, grace, onAbandon);

@@ -64,6 +64,39 @@ class WatchdogTest {
   }
 
   /**
+   * A guest stopped by its CPU cap 1 s in, under a 60 s wall time, that ignores the cancellation (a
+   * JavaScript stack overflow unwinding through deoptimising frames, README Known limits) is abandoned 5 s
+   * after the stop, not 5 s after its deadline; until session 20 its caller waited 65 s.
+   */
+  @Test
+  void aGuestStoppedBeforeItsDeadline_isAbandonedTheGraceAfterTheStop() {
+    watchdog.watch(guard, meter, Duration.ofSeconds(60), Duration.ofSeconds(5), abandoned::incrementAndGet);
+    advance(Duration.ofSeconds(1));
+    guard.trip(Limit.CPU_TIME, "cpu time exceeded 1 s", Layer.WATCHDOG, true);
+
+    advance(Duration.ofMillis(10)); // the first check that sees it cancelled
+    advance(Duration.ofMillis(4999));
+    assertThat(abandoned).hasValue(0);
+
+    advance(Duration.ofMillis(1)); // 6.01 s in, 54 s before the deadline
+    assertThat(abandoned).hasValue(1);
+    assertThat(watchdog.watching()).isZero();
+    assertThat(guard.tripped().limit()).isEqualTo(Limit.CPU_TIME);
+  }
+
+  /** A cancellation after the deadline changes nothing: the grace still ends 5 s after the deadline. */
+  @Test
+  void aCancellationAfterTheDeadline_neverPostponesTheAbandonment() {
+    watchdog.watch(guard, meter, Duration.ofSeconds(1), Duration.ofSeconds(5), abandoned::incrementAndGet);
+    advance(Duration.ofMillis(999));
+    advance(Duration.ofMillis(1)); // the deadline: tripped and cancelled, seen by this check
+    advance(Duration.ofMillis(4999));
+    assertThat(abandoned).hasValue(0);
+    advance(Duration.ofMillis(1));
+    assertThat(abandoned).hasValue(1);
+  }
+
+  /**
    * Regression: an Error thrown in one check (an OutOfMemoryError under an allocation bomb) escaped the
    * periodic task, which the executor then never ran again; a later run's {@code time.sleep(3600)} was
    * never stopped (BombBatteryTest hung). Now the tick finishes its other checks and keeps running.
