@@ -93,24 +93,61 @@ public final class HeapBombsMain {
         }
       }));
     }
-    threads.forEach(Thread::start);
+    // From here on this (the main) thread may meet the host's OutOfMemoryError like any other host thread
+    // (eight bombs can run the heap out: README, Known limits), so each step is tried again after it.
+    for (Thread t : threads) {
+      onMain(() -> {
+        if (t.getState() == Thread.State.NEW) {
+          t.start();
+        }
+        return null;
+      });
+    }
     Thread.sleep(length.toMillis());
     stop.set(true);
     for (Thread t : threads) {
-      t.join(Duration.ofMinutes(1));
-      if (t.isAlive()) {
-        System.out.println("HUNG " + t.getName());
-      }
+      onMain(() -> {
+        t.join(Duration.ofMinutes(1));
+        if (t.isAlive()) {
+          System.out.println("HUNG " + t.getName());
+        }
+        return null;
+      });
     }
     // After the bombs, the same sandbox serves both languages, with inputs.
-    ExecutionResult js = afterTheBombs(sandbox, Language.JAVASCRIPT);
-    ExecutionResult py = afterTheBombs(sandbox, Language.PYTHON);
-    Runtime rt = Runtime.getRuntime();
-    System.out.println("PHASE " + kind + ":" + bombs + " goodOk=" + goodOk.sum() + " wrong=" + wrong.sum()
-        + " good=" + new TreeMap<>(counts(goodOutcomes)) + " bombs=" + new TreeMap<>(counts(bombOutcomes))
-        + " slowestGoodMs=" + slowestGood.get() + " after=" + verdict(js) + "/" + js.value() + ","
-        + verdict(py) + "/" + py.value() + " heapUsedMiB=" + ((rt.totalMemory() - rt.freeMemory()) >> 20));
-    System.out.flush();
+    ExecutionResult js = onMain(() -> sandbox.run(good(Language.JAVASCRIPT, 6)));
+    ExecutionResult py = onMain(() -> sandbox.run(good(Language.PYTHON, 6)));
+    onMain(() -> {
+      Runtime rt = Runtime.getRuntime();
+      System.out.println("PHASE " + kind + ":" + bombs + " goodOk=" + goodOk.sum() + " wrong=" + wrong.sum()
+          + " good=" + new TreeMap<>(counts(goodOutcomes)) + " bombs=" + new TreeMap<>(counts(bombOutcomes))
+          + " slowestGoodMs=" + slowestGood.get() + " after=" + verdict(js) + "/" + js.value() + ","
+          + verdict(py) + "/" + py.value() + " heapUsedMiB=" + ((rt.totalMemory() - rt.freeMemory()) >> 20));
+      System.out.flush();
+      return null;
+    });
+  }
+
+  private interface Step<T> {
+    T call() throws Exception;
+  }
+
+  /**
+   * {@code step} on the main thread, tried again after a pause if it met the host's OutOfMemoryError, which
+   * is reported as {@code HOST-OOM main}; at most 10 tries.
+   */
+  private static <T> T onMain(Step<T> step) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return step.call();
+      } catch (OutOfMemoryError e) {
+        System.out.println("HOST-OOM main");
+        if (attempt == 10) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
+    }
   }
 
   /** A good task with inputs: JavaScript multiplies, Python sums a list. */
@@ -132,24 +169,6 @@ public final class HeapBombsMain {
     Map<String, Long> out = new TreeMap<>();
     m.forEach((k, v) -> out.put(k, v.sum()));
     return out;
-  }
-
-  /**
-   * A good task once the bombs are over; tried again if this harness's own thread met the host's
-   * OutOfMemoryError (the known limit with eight bombs), which it reports as {@code HOST-OOM}.
-   */
-  private static ExecutionResult afterTheBombs(PolyglotSandbox sandbox, Language language) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return sandbox.run(good(language, 6));
-      } catch (OutOfMemoryError e) {
-        System.out.println("HOST-OOM main");
-        if (attempt == 10) {
-          throw e;
-        }
-        Thread.sleep(500);
-      }
-    }
   }
 
   /**
