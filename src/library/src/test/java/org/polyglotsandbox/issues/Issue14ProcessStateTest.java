@@ -271,17 +271,17 @@ class Issue14ProcessStateTest {
   void javascript_showsUtc_andNoHostIdentity() {
     ExecutionResult r = sandbox.run(Language.JAVASCRIPT, """
         const out = [new Date(0).toString(), Intl.DateTimeFormat().resolvedOptions().timeZone];
-        for (const n of ['process', 'os', 'Java', 'java', 'Packages', 'require', 'navigator', 'performance']) {
+        for (const n of ['process', 'os', 'Java', 'java', 'Packages', 'require', 'navigator', 'performance', 'Graal']) {
           out.push(n + ':' + typeof globalThis[n]);
         }
         try { null.x; } catch (e) { out.push(String(e.stack)); }
         out""");
     assertThatRun(r).isOk().leaksNoHostDetail();
     List<?> v = (List<Object>) r.value();
-    assertThat((List<Object>) v.subList(0, 10)).containsExactly("Thu Jan 01 1970 00:00:00 GMT+0000 (GMT)", "UTC",
+    assertThat((List<Object>) v.subList(0, 11)).containsExactly("Thu Jan 01 1970 00:00:00 GMT+0000 (GMT)", "UTC",
         "process:undefined", "os:undefined", "Java:undefined", "java:undefined", "Packages:undefined",
-        "require:undefined", "navigator:undefined", "performance:undefined");
-    assertThat(String.valueOf(v.get(10))).doesNotContain(System.getProperty("user.home"))
+        "require:undefined", "navigator:undefined", "performance:undefined", "Graal:undefined");
+    assertThat(String.valueOf(v.get(11))).doesNotContain(System.getProperty("user.home"))
         .doesNotContain(System.getProperty("user.dir")).doesNotContain(".java");
   }
 }

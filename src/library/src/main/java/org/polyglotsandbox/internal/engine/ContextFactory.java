@@ -47,6 +47,10 @@ public final class ContextFactory {
    *
    * <p>Host class lookup is left unconfigured on purpose: GraalJS then does not define {@code Java}.
    *
+   * <p>A JavaScript context has no {@code Graal} object (GraalJS defines it by default): it tells a guest
+   * the engine's exact version, which helps only an attacker choosing a known engine bug. GraalJS's
+   * {@code load} stays: guests run mounted scripts with it, and it reads through the same file system.
+   *
    * <p>The time zone is UTC, and a JavaScript context's locale is {@value #JAVASCRIPT_LOCALE}: left
    * unset, GraalJS takes the JVM's default locale, and {@code Intl} and {@code toLocaleString} would show
    * the host's to the guest (and make a run's output depend on the server it ran on). A Python
@@ -56,7 +60,8 @@ public final class ContextFactory {
       OutputStream out, OutputStream err, ResourceLimits limits) {
     Context.Builder builder = Context.newBuilder(language.id());
     if (language == Language.JAVASCRIPT) {
-      builder.option("js.locale", JAVASCRIPT_LOCALE);
+      builder.option("js.locale", JAVASCRIPT_LOCALE)
+          .option("js.graal-builtin", "false"); // the engine's exact version: fingerprinting, nothing else
     }
     return builder
         .engine(engine)
