@@ -34,7 +34,14 @@ public final class ContextFactory {
    */
   public static Engine newEngine(Iterable<Language> languages, OutputStream engineLog) {
     String[] ids = ids(languages);
-    return Engine.newBuilder(ids)
+    Engine.Builder builder = Engine.newBuilder(ids);
+    if (java.util.Arrays.asList(ids).contains(Language.JAVASCRIPT.id())) {
+      // For every JavaScript context of the engine (see newContext). Set here, not per context: as context
+      // options they cost each context 5-15 us more (RESULTS.md, 2026-12-04, session 20).
+      builder.option("js.locale", JAVASCRIPT_LOCALE)
+          .option("js.graal-builtin", "false"); // the engine's exact version: fingerprinting, nothing else
+    }
+    return builder
         .sandbox(SandboxPolicy.CONSTRAINED)
         .useSystemProperties(false)
         .out(OutputStream.nullOutputStream())
@@ -50,6 +57,7 @@ public final class ContextFactory {
    * <p>A JavaScript context has no {@code Graal} object (GraalJS defines it by default): it tells a guest
    * the engine's exact version, which helps only an attacker choosing a known engine bug. GraalJS's
    * {@code load} stays: guests run mounted scripts with it, and it reads through the same file system.
+   * (Both JavaScript options are the engine's, from {@link #newEngine}.)
    *
    * <p>The time zone is UTC, and a JavaScript context's locale is {@value #JAVASCRIPT_LOCALE}: left
    * unset, GraalJS takes the JVM's default locale, and {@code Intl} and {@code toLocaleString} would show
@@ -58,12 +66,7 @@ public final class ContextFactory {
    */
   public static Context newContext(Engine engine, Language language, FileSystem fileSystem,
       OutputStream out, OutputStream err, ResourceLimits limits) {
-    Context.Builder builder = Context.newBuilder(language.id());
-    if (language == Language.JAVASCRIPT) {
-      builder.option("js.locale", JAVASCRIPT_LOCALE)
-          .option("js.graal-builtin", "false"); // the engine's exact version: fingerprinting, nothing else
-    }
-    return builder
+    return Context.newBuilder(language.id())
         .engine(engine)
         .sandbox(SandboxPolicy.CONSTRAINED)
         .allowAllAccess(false)
