@@ -243,8 +243,9 @@ final class GuestRun {
 
   /**
    * Starts the run on its own thread and returns at once. The future completes when the guest ends or,
-   * if it ignores cancellation, {@link #GRACE} after its cancellation or its deadline, whichever is first. It completes exceptionally, with
-   * {@link RejectedExecutionException}, only if the guest did not start within the start timeout.
+   * if it ignores cancellation, {@link #GRACE} after its cancellation or its deadline, whichever is
+   * first. It completes exceptionally, with {@link RejectedExecutionException}, only if the guest did
+   * not start within the start timeout.
    */
   CompletableFuture<ExecutionResult> start() {
     long left = calledNanos + startTimeout.toNanos() - System.nanoTime();

@@ -47,10 +47,11 @@ public final class Watchdog implements AutoCloseable {
     private final Duration wallTime;
     private final long deadline;
     private final long grace;
-    /** The deadline plus the grace, or sooner: the grace from when the run was first seen cancelled. */
+    /**
+     * The deadline plus the grace, or sooner: the grace from the first check that saw the run cancelled.
+     * Only the watchdog's thread reads and writes it.
+     */
     private long abandonAt;
-    /** Whether a check has seen the run cancelled; only the watchdog's thread reads and writes it. */
-    private boolean cancelSeen;
     private final Runnable onAbandon;
 
     private Watch(RunGuard guard, RunMeter meter, Duration wallTime, Duration grace, Runnable onAbandon) {
@@ -86,12 +87,10 @@ public final class Watchdog implements AutoCloseable {
 
     private void check(long now) {
       // A guest told to stop (its CPU or heap cap, a cancel, the sandbox closing) has the grace from then,
-      // not from its deadline: one that ignores it then hands its caller the result that much sooner.
-      if (!cancelSeen && guard.isCancelled()) {
-        cancelSeen = true;
-        if (now + grace - abandonAt < 0) {
-          abandonAt = now + grace;
-        }
+      // not from its deadline: one that ignores it then hands its caller the result that much sooner. The
+      // first check that sees it sets the time; later ones, with a later now, never move it.
+      if (guard.isCancelled() && now + grace - abandonAt < 0) {
+        abandonAt = now + grace;
       }
       if (now - abandonAt >= 0) {
         stop();

@@ -103,12 +103,17 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       if (deferring) {
         fillerWake.signal();
       } else if (!closed && !wanted && shortWithNothingMaking()) {
-        wanted = true;
-        fillerWake.signal();
+        wantRefill();
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Asks the refill thread to look for a short key. Under {@link #lock}. */
+  private void wantRefill() {
+    wanted = true;
+    fillerWake.signal();
   }
 
   /** Whether a key has room and nothing is being made for it. Under {@link #lock}. */
@@ -141,8 +146,7 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     if (item != null && (!takerTopsUp || queue.isEmpty())) {
       lock.lock();
       try {
-        wanted = true;
-        fillerWake.signal();
+        wantRefill();
       } finally {
         lock.unlock();
       }
@@ -182,8 +186,7 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       making.get(key)[0]--;
       added = item != null && !closed && idle.get(key).offer(item);
       if (item == null) {
-        wanted = true; // the refill thread makes it instead
-        fillerWake.signal();
+        wantRefill(); // the refill thread makes it instead
       }
       changed.signalAll();
     } finally {
