@@ -362,47 +362,49 @@ final class EngineRoom extends SandboxCore {
   private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos, CallerThread caller) {
     WarmPool<Language, RunEnvironment> p = pool;
     Policy runPolicy = api.policyForRun(script, policy);
-    // The pool's contexts are made with the policy's limits (the statement limit is the context's). The
-    // run's thread tops the pool up when it is done (onCaller, thenTopUp), or finish() wakes the refill
-    // thread, so taking leaves that thread asleep.
-    RunEnvironment prepared = p == null || runPolicy != policy ? null : p.pollForTopUp(script.language());
-    GuestRun[] made = new GuestRun[1];
-    Executor threads = caller != null ? onCaller(caller, p, script.language(), made)
-        : p == null ? runThreads : thenTopUp(p, script.language());
-    GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog, threads, sources, script,
-        inputs, toolRegistry, prepared, calledNanos, startTimeout, pythonImports);
-    made[0] = run;
-    run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
-    script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
-    active.add(run);
-    return run;
+    Language language = script.language();
+    // The pool's contexts are made with the policy's limits (the statement limit is the context's). Such a
+    // run owes the pool a context from here, and its thread makes it when the run is done (onCaller,
+    // thenTopUp): the pool's refill thread is left for what the runs in flight will not make.
+    boolean owes = p != null && runPolicy == policy;
+    RunEnvironment prepared = owes ? p.pollForTopUp(language) : null;
+    try {
+      GuestRun[] made = new GuestRun[1];
+      Executor threads = caller != null ? onCaller(caller, p, language, owes, made)
+          : p == null ? runThreads : thenTopUp(p, language, owes);
+      GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog, threads, sources, script,
+          inputs, toolRegistry, prepared, calledNanos, startTimeout, pythonImports);
+      made[0] = run;
+      run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
+      script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
+      active.add(run);
+      return run;
+    } catch (RuntimeException | Error e) {
+      // The run never starts: its pooled context is closed, and what it owed is left to the refill thread.
+      if (prepared != null) {
+        prepared.close();
+      }
+      if (owes) {
+        p.settle(language, false);
+      }
+      throw e;
+    }
   }
 
   /**
-   * The run threads, each of which, once its run is over (result handed over, context closed), makes a
-   * context for {@code pool} if it has room: under a steady stream of runs each run replaces the context
-   * it took (or would have taken), so the pool does not run dry when more runs arrive than one refill
-   * thread can serve, and the next context is made while the caller reads this run's result. Not while
-   * the host heap is over budget (the refill thread then waits too, unless the pool is empty). The
-   * interrupt status a cancelled guest may have left is cleared first: the context is the sandbox's, made
-   * for a later run.
-   */
-  /**
    * Runs a run on {@code caller}, the thread that called {@link #run} (no hand-off, no wait), then, as a
-   * run thread would, makes a context for the pool if it has room. A cancellation by the sandbox (a cap,
-   * {@link #close}) may leave the thread interrupted: that interrupt is the sandbox's and is cleared; one
-   * that came while the guest ran and the sandbox did not stop it is the caller's and is kept.
+   * run thread would ({@link #thenTopUp}), makes a context for the pool. A cancellation by the sandbox (a
+   * cap, {@link #close}) may leave the thread interrupted: that interrupt is the sandbox's and is cleared;
+   * one that came while the guest ran and the sandbox did not stop it is the caller's and is kept.
    */
   private Executor onCaller(CallerThread caller, WarmPool<Language, RunEnvironment> p, Language language,
-      GuestRun[] run) {
+      boolean owes, GuestRun[] run) {
     return body -> caller.runGuest(() -> {
       try {
         body.run();
       } finally {
         boolean interrupted = Thread.interrupted();
-        if (p != null && !closed && watchdog.admitsNewRuns()) {
-          p.topUp(language);
-        }
+        replace(p, language, owes);
         if (interrupted && !run[0].guard().isCancelled()) {
           caller.interrupt();
         }
@@ -410,17 +412,49 @@ final class EngineRoom extends SandboxCore {
     });
   }
 
-  private Executor thenTopUp(WarmPool<Language, RunEnvironment> p, Language language) {
-    return run -> runThreads.execute(() -> {
+  /**
+   * The run threads, each of which, once its run is over (result handed over, context closed), makes a
+   * context for {@code pool} if it has room: under a steady stream of runs each run replaces the context
+   * it took (or would have taken), so the pool does not run dry when more runs arrive than one refill
+   * thread can serve, and the next context is made while the caller reads this run's result. The
+   * interrupt status a cancelled guest may have left is cleared first: the context is the sandbox's, made
+   * for a later run.
+   */
+  private Executor thenTopUp(WarmPool<Language, RunEnvironment> p, Language language, boolean owes) {
+    return run -> {
       try {
-        run.run();
-      } finally {
-        Thread.interrupted();
-        if (!closed && watchdog.admitsNewRuns()) {
-          p.topUp(language);
+        runThreads.execute(() -> {
+          try {
+            run.run();
+          } finally {
+            Thread.interrupted();
+            replace(p, language, owes);
+          }
+        });
+      } catch (RuntimeException | Error e) {
+        if (owes) {
+          p.settle(language, false); // no thread: the run fails, and owes nothing
         }
+        throw e;
       }
-    });
+    };
+  }
+
+  /**
+   * A run's thread, when the run is over: makes a context for {@code p} if it has room, unless the
+   * sandbox is closing or the host heap is over budget (then the refill thread waits too, unless the pool
+   * is empty). A run that {@code owes} the pool a context settles that debt either way.
+   */
+  private void replace(WarmPool<Language, RunEnvironment> p, Language language, boolean owes) {
+    if (p == null) {
+      return;
+    }
+    boolean make = !closed && watchdog.admitsNewRuns();
+    if (owes) {
+      p.settle(language, make);
+    } else if (make) {
+      p.topUp(language);
+    }
   }
 
   /** Ends a run started by {@link #newRun}: untracks it, frees its turn. */
@@ -552,8 +586,11 @@ final class EngineRoom extends SandboxCore {
     RunEnvironment checked = pythonImports == null || !pythonImports.imports() ? null : checkPythonImports();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
+      // The runs keep every core busy: an empty pool is left to the runs that owe it contexts.
+      int cores = Runtime.getRuntime().availableProcessors();
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
-          "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER);
+          "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER,
+          () -> admission.running() >= cores);
       pool = made;
       if (checked != null) {
         made.offer(Language.PYTHON, checked); // closed by the pool if it has no room or is closed already

@@ -31,10 +31,14 @@ import java.util.function.Function;
  * {@code maxDefer}, or until {@link #wake()}: making an item (a context: 2-4 ms of CPU) right after a
  * run took one would compete with that very run for the CPU. An empty key is refilled at once.
  *
- * <p>A taker that tops up itself takes with {@link #pollForTopUp}, which leaves the refill thread asleep
- * unless the key ran empty: waking it for an item the taker is about to make cost every run a futex call
- * and a context switch or two (RESULTS.md, 2026-12-04). The refill thread and the threads waiting for a
- * full pool wait on separate conditions, so neither wakes the other for nothing.
+ * <p>A taker that tops up itself takes with {@link #pollForTopUp} and ends with {@link #settle}: until
+ * then it owes the key one item. The refill thread is for what the takers in flight will not make: a key
+ * whose ready items, items being made and items owed come short of its size, or an empty key while
+ * {@code saturated} says the machine has cores to spare. On a saturated machine every run then makes its
+ * own replacement on its own thread, and the refill thread, a third runnable thread beside two clients on
+ * two cores, stays asleep: it took 16% of the CPU there, made contexts no cheaper, and cost every run a
+ * futex call and a context switch (RESULTS.md, 2026-12-04). The refill thread and the threads waiting for
+ * a full pool wait on separate conditions, so neither wakes the other for nothing.
  *
  * @param <K> what an item is made for (a language)
  * @param <T> the item; closed by the pool only if it is never handed out
@@ -46,10 +50,16 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private final int size;
   private final Function<K, T> factory;
   private final BooleanSupplier busy;
+  private final BooleanSupplier saturated;
   private final long maxDeferNanos;
   private final Map<K, BlockingQueue<T>> idle = new LinkedHashMap<>();
   /** Items being made now, per key, by the filler or by {@link #topUp}. Guarded by {@link #lock}. */
   private final Map<K, int[]> making = new LinkedHashMap<>();
+  /**
+   * Takers in flight per key ({@link #pollForTopUp}, not yet {@link #settle settled}), each of which will
+   * replace what it took. Guarded by {@link #lock}.
+   */
+  private final Map<K, int[]> owed = new LinkedHashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
   /** Where the refill thread waits: for {@link #wanted}, out a deferral, or out a pause after a failure. */
   private final Condition fillerWake = lock.newCondition();
@@ -64,7 +74,13 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
 
   /** A pool that refills as soon as an item is taken. */
   public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName) {
-    this(keys, size, factory, threadName, () -> false, Duration.ZERO);
+    this(keys, size, factory, threadName, () -> false, Duration.ZERO, () -> false);
+  }
+
+  /** A pool whose refill waits while {@code busy}, on a machine never saturated. */
+  public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName, BooleanSupplier busy,
+      Duration maxDefer) {
+    this(keys, size, factory, threadName, busy, maxDefer, () -> false);
   }
 
   /**
@@ -74,35 +90,39 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
    * @param factory makes one ready item; may throw
    * @param busy whether to hold back a refill that is not urgent (the key still has an item)
    * @param maxDefer how long a refill is held back at most
+   * @param saturated whether the takers in flight keep every core busy: an empty key is then left to
+   *     the takers that owe it items, if they owe enough
    */
   public WarmPool(Collection<K> keys, int size, Function<K, T> factory, String threadName, BooleanSupplier busy,
-      Duration maxDefer) {
+      Duration maxDefer, BooleanSupplier saturated) {
     if (size < 1) {
       throw new IllegalArgumentException("pool size (" + size + ") must be at least 1");
     }
     this.size = size;
     this.factory = factory;
     this.busy = busy;
+    this.saturated = saturated;
     this.maxDeferNanos = maxDefer.toNanos();
     keys.forEach(k -> {
       idle.put(k, new ArrayBlockingQueue<>(size));
       making.put(k, new int[1]);
+      owed.put(k, new int[1]);
     });
     this.filler = Thread.ofPlatform().name(threadName).daemon(true).unstarted(this::refill);
     filler.start();
   }
 
   /**
-   * Call when a run ends: a refill held back while busy looks again, and a key left short with nothing
-   * being made for it (its taker did not top up: the sandbox closing, the heap over budget) is refilled
-   * by the refill thread. Wakes nobody otherwise.
+   * Call when a run ends: a refill held back while busy looks again, and a key left short that the takers
+   * in flight will not fill (its taker made nothing: the sandbox closing, the heap over budget, a taker
+   * that did not owe) is refilled by the refill thread. Wakes nobody otherwise.
    */
   public void wake() {
     lock.lock();
     try {
       if (deferring) {
         fillerWake.signal();
-      } else if (!closed && !wanted && shortWithNothingMaking()) {
+      } else if (!closed && !wanted && anyLeftToRefiller()) {
         wantRefill();
       }
     } finally {
@@ -116,34 +136,31 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     fillerWake.signal();
   }
 
-  /** Whether a key has room and nothing is being made for it. Under {@link #lock}. */
-  private boolean shortWithNothingMaking() {
-    for (Map.Entry<K, BlockingQueue<T>> e : idle.entrySet()) {
-      if (making.get(e.getKey())[0] == 0 && e.getValue().size() < size) {
+  /** Whether a key needs the refill thread ({@link #leftToRefiller}). Under {@link #lock}. */
+  private boolean anyLeftToRefiller() {
+    for (K key : idle.keySet()) {
+      if (leftToRefiller(key)) {
         return true;
       }
     }
     return false;
   }
 
+  /**
+   * Whether {@code key} needs the refill thread: it has room, and either the takers in flight owe it
+   * fewer items than it lacks, or it is empty while the machine has cores to spare (a taker replaces its
+   * item only when its run is over). Under {@link #lock}.
+   */
+  private boolean leftToRefiller(K key) {
+    int coming = idle.get(key).size() + making.get(key)[0];
+    return coming < size && (coming + owed.get(key)[0] < size || (coming == 0 && !saturated.getAsBoolean()));
+  }
+
   /** A ready item for {@code key}, removed from the pool, or null if none is ready; the refill thread replaces it. */
   public T poll(K key) {
-    return poll(key, false);
-  }
-
-  /**
-   * A ready item for {@code key}, removed from the pool, or null if none is ready, for a taker that will
-   * call {@link #topUp} (or {@link #wake}) when done with it: the refill thread is woken only if the key
-   * is now empty.
-   */
-  public T pollForTopUp(K key) {
-    return poll(key, true);
-  }
-
-  private T poll(K key, boolean takerTopsUp) {
     BlockingQueue<T> queue = idle.get(key);
     T item = queue == null ? null : queue.poll();
-    if (item != null && (!takerTopsUp || queue.isEmpty())) {
+    if (item != null) {
       lock.lock();
       try {
         wantRefill();
@@ -152,6 +169,65 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       }
     }
     return item;
+  }
+
+  /**
+   * A ready item for {@code key}, removed from the pool, or null if none is ready, for a taker that owes
+   * the key one item from now on, whether it got one or not, and must call {@link #settle} exactly once
+   * when done. The refill thread is woken only if the takers in flight will not fill the key
+   * ({@link #leftToRefiller}).
+   *
+   * @throws IllegalArgumentException for a key the pool was not made for
+   */
+  public T pollForTopUp(K key) {
+    BlockingQueue<T> queue = queue(key);
+    lock.lock();
+    try {
+      T item = queue.poll();
+      owed.get(key)[0]++;
+      if (!closed && !wanted && leftToRefiller(key)) {
+        wantRefill();
+      }
+      return item;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private BlockingQueue<T> queue(K key) {
+    BlockingQueue<T> queue = idle.get(key);
+    if (queue == null) {
+      throw new IllegalArgumentException("the pool has no items for " + key);
+    }
+    return queue;
+  }
+
+  /**
+   * Ends what a {@link #pollForTopUp} taker owes {@code key}: with {@code topUp}, makes its replacement
+   * on the calling thread first, as {@link #topUp} does; without (it cannot make one now), the refill
+   * thread makes what the key then lacks. Never throws for a failed item.
+   *
+   * @return whether an item was made and added
+   */
+  public boolean settle(K key, boolean topUp) {
+    queue(key);
+    lock.lock();
+    try {
+      int[] debt = owed.get(key);
+      if (debt[0] > 0) {
+        debt[0]--;
+      }
+      if (!topUp || closed || !hasRoom(key)) {
+        if (!closed && !wanted && leftToRefiller(key)) {
+          wantRefill();
+        }
+        return false;
+      }
+      making.get(key)[0]++; // in the same step as the debt ends, so the refill thread never sees a gap
+    } finally {
+      lock.unlock();
+    }
+    return makeOne(key);
   }
 
   /**
@@ -173,12 +249,18 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     } finally {
       lock.unlock();
     }
+    return makeOne(key);
+  }
+
+  /** Makes the item {@code making} already counts for {@code key} on this thread, and adds it if it may. */
+  private boolean makeOne(K key) {
     T item = null;
     try {
       item = factory.apply(key);
       made.incrementAndGet();
     } catch (RuntimeException | Error e) {
-      LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key + "; the refill thread retries", e);
+      LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key
+          + "; the refill thread or the next taker tries again", e);
     }
     boolean added;
     lock.lock();
@@ -291,8 +373,8 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
         if (closed) {
           return;
         }
-        if (!hasRoom(key)) {
-          continue; // topped up meanwhile by a taker
+        if (!leftToRefiller(key)) {
+          continue; // topped up meanwhile by a taker, or owed by more takers than before
         }
         making.get(key)[0]++;
       } finally {
@@ -332,13 +414,16 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     }
   }
 
-  /** A key with room, the one with the fewest items ready or being made first. Under {@link #lock}. */
+  /**
+   * A key that needs the refill thread ({@link #leftToRefiller}), the one with the fewest items ready or
+   * being made first. Under {@link #lock}.
+   */
   private K nextShort() {
     K best = null;
     int bestReady = Integer.MAX_VALUE;
     for (Map.Entry<K, BlockingQueue<T>> e : idle.entrySet()) {
       int ready = e.getValue().size() + making.get(e.getKey())[0];
-      if (ready < size && ready < bestReady) {
+      if (ready < bestReady && leftToRefiller(e.getKey())) {
         best = e.getKey();
         bestReady = ready;
       }

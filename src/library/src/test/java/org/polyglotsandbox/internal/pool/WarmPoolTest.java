@@ -77,32 +77,105 @@ class WarmPoolTest {
     }
   }
 
+  /** A pool of {@code size} for "js" whose items remember the thread that made them. */
+  private WarmPool<String, Item> pool(String name, int size, AtomicBoolean saturated, Set<String> makers) {
+    return new WarmPool<>(List.of("js"), size, key -> {
+      makers.add(Thread.currentThread().getName());
+      return make(key);
+    }, name, () -> false, Duration.ZERO, saturated::get);
+  }
+
   @Test
-  void pollForTopUp_leavesTheRefillToTheTaker_unlessTheKeyRanEmpty() throws Exception {
-    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 2, this::make, "test-pool-taker")) {
+  void pollForTopUp_leavesTheRefillToTheTaker_whileTheKeyHasAnItem() throws Exception {
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = pool("test-pool-taker", 2, new AtomicBoolean(), makers)) {
       assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
       awaitWaiting("test-pool-taker"); // else it may still see the pool short, awake after its last item
       assertThat(pool.pollForTopUp("js")).isNotNull();
-      // One item is still ready: the refill thread stays asleep, the taker tops up.
+      // One item is still ready and the taker owes one: the refill thread stays asleep.
       assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
       assertThat(pool.made()).isEqualTo(2);
-      assertThat(pool.topUp("js")).isTrue();
+      makers.clear();
+      assertThat(pool.settle("js", true)).isTrue();
+      assertThat(makers).containsExactly(Thread.currentThread().getName());
       assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
       assertThat(pool.made()).isEqualTo(3);
-      // A taker that does not top up: the run's end (wake) has the refill thread replace its item.
-      awaitWaiting("test-pool-taker");
+    }
+  }
+
+  @Test
+  void aTakerThatSettlesWithoutAnItem_leavesItsGapToTheRefillThread() throws Exception {
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = pool("test-pool-no-topup", 2, new AtomicBoolean(true), makers)) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      awaitWaiting("test-pool-no-topup");
       assertThat(pool.pollForTopUp("js")).isNotNull();
       assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
-      pool.wake();
+      makers.clear();
+      // The sandbox closing, the heap over budget: the run's thread makes nothing, the refill thread does.
+      assertThat(pool.settle("js", false)).isFalse();
       assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(makers).containsExactly("test-pool-no-topup");
+      assertThat(pool.made()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void onASaturatedMachine_anEmptyKeyIsLeftToTheTakersThatOweIt() throws Exception {
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = pool("test-pool-saturated", 2, new AtomicBoolean(true), makers)) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      awaitWaiting("test-pool-saturated");
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      // A third taker finds the pool empty and makes its own item; it owes one all the same.
+      assertThat(pool.pollForTopUp("js")).isNull();
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      assertThat(pool.ready("js")).as("the refill thread stayed asleep").isZero();
+      assertThat(pool.made()).isEqualTo(2);
+      makers.clear();
+      assertThat(pool.settle("js", true)).isTrue();
+      assertThat(pool.settle("js", true)).isTrue();
+      assertThat(pool.settle("js", true)).as("full: nothing more to make").isFalse();
+      assertThat(makers).containsExactly(Thread.currentThread().getName());
+      assertThat(pool.ready("js")).isEqualTo(2);
       assertThat(pool.made()).isEqualTo(4);
-      // Empty: refilled at once, whoever took.
-      assertThat(pool.pollForTopUp("js")).isNotNull();
-      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(made).filteredOn(i -> i.closed).as("no item made in vain").isEmpty();
+    }
+  }
+
+  @Test
+  void withCoresToSpare_anEmptyKeyIsRefilledAtOnce_whateverTheTakersOwe() throws Exception {
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = pool("test-pool-idle-cores", 2, new AtomicBoolean(false), makers)) {
       assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
-      assertThat(pool.made()).isEqualTo(6);
+      awaitWaiting("test-pool-idle-cores");
+      makers.clear();
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      // The next run finds an item without waiting for either taker's run to end.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (pool.ready("js") == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(pool.ready("js")).isPositive();
+      assertThat(makers).containsExactly("test-pool-idle-cores");
+      // The takers then replace what they took, up to the size and no further.
+      pool.settle("js", true);
+      pool.settle("js", true);
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
       Thread.sleep(50); // a refill that overshoots would show here
-      assertThat(pool.made()).isEqualTo(6);
+      assertThat(pool.made()).isEqualTo(4);
+      assertThat(made).filteredOn(i -> i.closed).as("no item made in vain").isEmpty();
+    }
+  }
+
+  @Test
+  void pollForTopUp_refusesAKeyThePoolWasNotMadeFor() {
+    try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, this::make, "test-pool-unknown")) {
+      assertThatThrownBy(() -> pool.pollForTopUp("py")).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("the pool has no items for py");
+      assertThatThrownBy(() -> pool.settle("py", true)).isInstanceOf(IllegalArgumentException.class);
     }
   }
 
