@@ -359,9 +359,9 @@ public final class PolyglotSandbox implements AutoCloseable {
      * replacement is made by the run's own thread once the run's result is handed over (while the caller
      * reads it), so under a steady stream of runs the pool keeps up with as many callers as there are. A
      * background thread makes what the runs in flight will not (at start, after a run that could not
-     * replace its context), and refills an empty pool at once only while fewer runs are running than
-     * the JVM has processors: on a saturated machine it would take CPU from the runs for contexts they
-     * make themselves anyway. Mounts are copied in when the run starts (or, for
+     * replace its context), and refills an empty pool at once only while the machine has cores to spare
+     * (fewer runs than processors, or the JVM keeping under three quarters of them busy): on a saturated
+     * machine it would take CPU from the runs for contexts they make themselves anyway. Mounts are copied in when the run starts (or, for
      * imports from the {@link #pythonPath}, checked against the host then), so a run sees the host files
      * as they are then. When the pool is empty a run makes its own context rather than wait.
      * Each idle context holds heap (a Python one about 3 MiB, and more with {@link #pythonImports}: about

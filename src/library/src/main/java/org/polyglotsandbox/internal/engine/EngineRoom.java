@@ -50,6 +50,8 @@ final class EngineRoom extends SandboxCore {
   private static final long SOURCE_CHARS_KEPT = 16L << 20;
   /** How long the warm pool holds back a refill while guests run and it still has a context ready. */
   private static final Duration REFILL_DEFER = Duration.ofMillis(50);
+  /** The share of the cores the JVM must keep busy for the machine to count as saturated (warm pool). */
+  private static final double SATURATED_SHARE = 0.75;
   /** How long {@link #close()} waits for the audit listener to take the events still queued for it. */
   private static final Duration AUDIT_DRAIN = Duration.ofSeconds(5);
   /** Output chunks that may wait for the runs' listeners, over all runs of the sandbox. */
@@ -586,11 +588,12 @@ final class EngineRoom extends SandboxCore {
     RunEnvironment checked = pythonImports == null || !pythonImports.imports() ? null : checkPythonImports();
     if (warmContexts > 0) {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
-      // The runs keep every core busy: an empty pool is left to the runs that owe it contexts.
+      // Saturated: as many runs as cores, and the JVM keeping most cores busy (runs that wait for tools or
+      // timers leave them to the refill thread); an empty pool is then left to the runs that owe it contexts.
       int cores = Runtime.getRuntime().availableProcessors();
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
           "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER,
-          () -> admission.running() >= cores);
+          () -> admission.running() >= cores && !(watchdog.busyCores() < SATURATED_SHARE * cores));
       pool = made;
       if (checked != null) {
         made.offer(Language.PYTHON, checked); // closed by the pool if it has no room or is closed already

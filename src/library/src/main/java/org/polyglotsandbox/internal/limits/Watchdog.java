@@ -149,6 +149,12 @@ public final class Watchdog implements AutoCloseable {
    */
   private final ExecutorService cancellers;
   private volatile Thread watchdogThread;
+  /** The process's CPU over the last 100 ms or more, sampled on every tick. */
+  private final CpuLoad cpuLoad = new CpuLoad(TimeUnit.MILLISECONDS.toNanos(100));
+  /** The process's CPU time, or null where the JVM does not give it. */
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+          instanceof com.sun.management.OperatingSystemMXBean os ? os : null;
 
   /**
    * @param heapThreshold the fraction of the maximum heap that the host and all running guests may hold
@@ -228,6 +234,9 @@ public final class Watchdog implements AutoCloseable {
     // Nothing may escape: a periodic task that throws once is never run again, and every run's limits
     // would be gone with it. Errors too: under an allocation bomb a check can meet an OutOfMemoryError.
     try {
+      if (OS != null) {
+        cpuLoad.sample(System.nanoTime(), OS.getProcessCpuTime());
+      }
       long now = ticker.read();
       for (Timer t : timers) {
         try {
@@ -318,6 +327,14 @@ public final class Watchdog implements AutoCloseable {
   /** Whether the calling thread is the watchdog's (where no embedder code may run). */
   public boolean isWatchdogThread() {
     return Thread.currentThread() == watchdogThread;
+  }
+
+  /**
+   * How many cores this JVM kept busy over the last 100 ms or so (every thread: guests, the JIT, GC), or
+   * NaN where that is not known (the JVM gives no process CPU time, or the watchdog has not ticked yet).
+   */
+  public double busyCores() {
+    return cpuLoad.cores();
   }
 
   /** Runs being watched now. */

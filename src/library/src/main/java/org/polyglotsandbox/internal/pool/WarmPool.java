@@ -46,6 +46,8 @@ import java.util.function.Function;
 public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   private static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(1);
+  /** How often the refill thread looks again at an empty key it left to the takers in flight. */
+  private static final long RECHECK_NANOS = Duration.ofMillis(100).toNanos();
 
   private final int size;
   private final Function<K, T> factory;
@@ -67,6 +69,8 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private final Condition changed = lock.newCondition();
   /** Whether the refill thread is holding a refill back while busy. Guarded by {@link #lock}. */
   private boolean deferring;
+  /** Whether the refill thread waits with no time limit: no items are owed. Guarded by {@link #lock}. */
+  private boolean fillerIdle;
   private final AtomicLong made = new AtomicLong();
   private final Thread filler;
   private boolean closed;
@@ -136,6 +140,16 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     fillerWake.signal();
   }
 
+  /** Whether a taker in flight owes any key an item. Under {@link #lock}. */
+  private boolean anyOwed() {
+    for (int[] debt : owed.values()) {
+      if (debt[0] > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether a key needs the refill thread ({@link #leftToRefiller}). Under {@link #lock}. */
   private boolean anyLeftToRefiller() {
     for (K key : idle.keySet()) {
@@ -187,6 +201,8 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       owed.get(key)[0]++;
       if (!closed && !wanted && leftToRefiller(key)) {
         wantRefill();
+      } else if (fillerIdle) {
+        fillerWake.signal(); // to look again now and then while items are owed (refill)
       }
       return item;
     } finally {
@@ -352,8 +368,21 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
           wanted = false;
           changed.signalAll();
           try {
+            // While takers owe items, a key left to them is looked at again now and then: the machine may
+            // have cores to spare by then (the runs waiting for tools), and nobody signals that.
             while (!closed && !wanted) {
-              fillerWake.await();
+              if (anyOwed()) {
+                if (fillerWake.awaitNanos(RECHECK_NANOS) <= 0) {
+                  break;
+                }
+              } else {
+                fillerIdle = true;
+                try {
+                  fillerWake.await();
+                } finally {
+                  fillerIdle = false;
+                }
+              }
             }
           } catch (InterruptedException e) {
             return;

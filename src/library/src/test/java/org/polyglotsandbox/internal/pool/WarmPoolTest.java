@@ -171,6 +171,25 @@ class WarmPoolTest {
   }
 
   @Test
+  void anEmptyKeyLeftToItsTakers_isRefilledOnceTheMachineHasCoresToSpare() throws Exception {
+    AtomicBoolean saturated = new AtomicBoolean(true);
+    Set<String> makers = ConcurrentHashMap.newKeySet();
+    try (WarmPool<String, Item> pool = pool("test-pool-recheck", 1, saturated, makers)) {
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      awaitWaiting("test-pool-recheck");
+      assertThat(pool.pollForTopUp("js")).isNotNull();
+      assertThat(pool.awaitFull(Duration.ofMillis(300))).isFalse();
+      makers.clear();
+      // The runs in flight now wait for their tools: nobody signals it, the refill thread looks again.
+      saturated.set(false);
+      assertThat(pool.awaitFull(Duration.ofSeconds(30))).isTrue();
+      assertThat(makers).containsExactly("test-pool-recheck");
+      assertThat(pool.settle("js", true)).as("full: the taker makes nothing").isFalse();
+      assertThat(pool.made()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void pollForTopUp_refusesAKeyThePoolWasNotMadeFor() {
     try (WarmPool<String, Item> pool = new WarmPool<>(List.of("js"), 1, this::make, "test-pool-unknown")) {
       assertThatThrownBy(() -> pool.pollForTopUp("py")).isInstanceOf(IllegalArgumentException.class)
