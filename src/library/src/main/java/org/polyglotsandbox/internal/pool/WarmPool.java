@@ -29,16 +29,19 @@ import java.util.function.Function;
  *
  * <p>While {@code busy} says so and a key still has an item ready, its refill waits, at most
  * {@code maxDefer}, or until {@link #wake()}: making an item (a context: 2-4 ms of CPU) right after a
- * run took one would compete with that very run for the CPU. An empty key is refilled at once.
+ * run took one would compete with that very run for the CPU. An empty key is not held back (but may be
+ * left to its takers, below).
  *
  * <p>A taker that tops up itself takes with {@link #pollForTopUp} and ends with {@link #settle}: until
  * then it owes the key one item. The refill thread is for what the takers in flight will not make: a key
  * whose ready items, items being made and items owed come short of its size, or an empty key while
- * {@code saturated} says the machine has cores to spare. On a saturated machine every run then makes its
+ * {@code saturated} says no (the machine has cores to spare). On a saturated machine every run then makes its
  * own replacement on its own thread, and the refill thread, a third runnable thread beside two clients on
  * two cores, stays asleep: it took 16% of the CPU there, made contexts no cheaper, and cost every run a
- * futex call and a context switch (RESULTS.md, 2026-12-04). The refill thread and the threads waiting for
- * a full pool wait on separate conditions, so neither wakes the other for nothing.
+ * futex call and a context switch (RESULTS.md, 2026-12-04). Since nothing signals that the machine has
+ * cores to spare again, the refill thread looks again every 100 ms while takers owe items. The refill
+ * thread and the threads waiting for a full pool wait on separate conditions, so neither wakes the other
+ * for nothing.
  *
  * @param <K> what an item is made for (a language)
  * @param <T> the item; closed by the pool only if it is never handed out
