@@ -361,9 +361,9 @@ public final class PolyglotSandbox implements AutoCloseable {
      * background thread makes what the runs in flight will not (at start, after a run that could not
      * replace its context), and refills an empty pool at once only while the machine has cores to spare
      * (fewer runs than processors, or the JVM keeping under three quarters of them busy): on a saturated
-     * machine it would take CPU from the runs for contexts they make themselves anyway. Mounts are copied in when the run starts (or, for
-     * imports from the {@link #pythonPath}, checked against the host then), so a run sees the host files
-     * as they are then. When the pool is empty a run makes its own context rather than wait.
+     * machine it would take CPU from the runs for contexts they make themselves anyway. Mounts are copied
+     * in when the run starts (or, for imports from the {@link #pythonPath}, checked against the host
+     * then), so a run sees the host files as they are then. When the pool is empty a run makes its own context rather than wait.
      * Each idle context holds heap (a Python one about 3 MiB, and more with {@link #pythonImports}: about
      * 10 MiB with {@code json}, 40 MiB with pyparsing), and refilling costs CPU beside the runs.
      *

@@ -19,10 +19,16 @@ final class CpuLoad {
   }
 
   /**
-   * Takes one sample: the process's CPU nanoseconds {@code cpuNanos} at {@code nanos} ({@link System#nanoTime()}).
-   * A negative CPU time (not measurable here) leaves the load unknown.
+   * Takes one sample at {@code nanos} ({@link System#nanoTime()}): reads the process's CPU nanoseconds
+   * from {@code cpuNanosNow} only when a window starts or is complete, so a sampler that ticks more often
+   * than the window asks the JVM no more often. A negative CPU time (not measurable here) leaves the load
+   * unknown.
    */
-  void sample(long nanos, long cpuNanos) {
+  void sample(long nanos, java.util.function.LongSupplier cpuNanosNow) {
+    if (cpuAtStart >= 0 && nanos - windowStart < windowNanos) {
+      return;
+    }
+    long cpuNanos = cpuNanosNow.getAsLong();
     if (cpuNanos < 0) {
       cores = Double.NaN;
       cpuAtStart = -1;
@@ -33,12 +39,9 @@ final class CpuLoad {
       cpuAtStart = cpuNanos;
       return;
     }
-    long elapsed = nanos - windowStart;
-    if (elapsed >= windowNanos) {
-      cores = (double) (cpuNanos - cpuAtStart) / elapsed;
-      windowStart = nanos;
-      cpuAtStart = cpuNanos;
-    }
+    cores = (double) (cpuNanos - cpuAtStart) / (nanos - windowStart);
+    windowStart = nanos;
+    cpuAtStart = cpuNanos;
   }
 
   /** Cores busy over the last complete window, or NaN if none was measured. */

@@ -235,7 +235,7 @@ public final class Watchdog implements AutoCloseable {
     // would be gone with it. Errors too: under an allocation bomb a check can meet an OutOfMemoryError.
     try {
       if (OS != null) {
-        cpuLoad.sample(System.nanoTime(), OS.getProcessCpuTime());
+        cpuLoad.sample(System.nanoTime(), OS::getProcessCpuTime);
       }
       long now = ticker.read();
       for (Timer t : timers) {

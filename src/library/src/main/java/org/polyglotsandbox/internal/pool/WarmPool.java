@@ -35,9 +35,9 @@ import java.util.function.Function;
  * <p>A taker that tops up itself takes with {@link #pollForTopUp} and ends with {@link #settle}: until
  * then it owes the key one item. The refill thread is for what the takers in flight will not make: a key
  * whose ready items, items being made and items owed come short of its size, or an empty key while
- * {@code saturated} says no (the machine has cores to spare). On a saturated machine every run then makes its
- * own replacement on its own thread, and the refill thread, a third runnable thread beside two clients on
- * two cores, stays asleep: it took 16% of the CPU there, made contexts no cheaper, and cost every run a
+ * {@code saturated} says no (the machine has cores to spare). On a saturated machine every run then
+ * makes its own replacement on its own thread, and the refill thread, a third runnable thread beside two
+ * clients on two cores, stays asleep: it took 16% of the CPU there, made contexts no cheaper, and cost every run a
  * futex call and a context switch (RESULTS.md, 2026-12-04). Since nothing signals that the machine has
  * cores to spare again, the refill thread looks again every 100 ms while takers owe items. The refill
  * thread and the threads waiting for a full pool wait on separate conditions, so neither wakes the other
@@ -129,7 +129,7 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
     try {
       if (deferring) {
         fillerWake.signal();
-      } else if (!closed && !wanted && anyLeftToRefiller()) {
+      } else if (!closed && !wanted && nextShort() != null) {
         wantRefill();
       }
     } finally {
@@ -147,16 +147,6 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
   private boolean anyOwed() {
     for (int[] debt : owed.values()) {
       if (debt[0] > 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether a key needs the refill thread ({@link #leftToRefiller}). Under {@link #lock}. */
-  private boolean anyLeftToRefiller() {
-    for (K key : idle.keySet()) {
-      if (leftToRefiller(key)) {
         return true;
       }
     }
