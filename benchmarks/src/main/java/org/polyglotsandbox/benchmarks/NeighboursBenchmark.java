@@ -27,7 +27,9 @@ import org.polyglotsandbox.Script;
  * How much a well-behaved task's latency grows while hostile guests run beside it on the same sandbox:
  * {@link Neighbours#NONE} (the task alone) against {@link Neighbours#HOSTILE} (one background thread
  * that runs a CPU bomb and an allocation bomb back to back, each stopped by its cap: 1 s CPU, 256 MiB
- * allocated, or {@code -p bombAllocatedMiB=N}). The task is the 100-row order total in JavaScript.
+ * allocated, or {@code -p bombAllocatedMiB=N}; {@code -p bombs=CPU} or {@code ALLOCATION} for one of them).
+ * The task is the 100-row order total in JavaScript. {@code -p lowerPriorityAfterMillis=100} builds the
+ * sandbox with {@code lowerPriorityAfter}, which gives the bombs' threads nice 19 past 100 ms of CPU.
  * Target: latency with hostile neighbours under 2x latency alone (compare the medians and p99 of the
  * two rows).
  *
@@ -50,6 +52,17 @@ public class NeighboursBenchmark {
   /** What runs beside the measured task. */
   public enum Neighbours { NONE, HOSTILE }
 
+  /** Which bombs the hostile thread runs, back to back. */
+  public enum Bombs {
+    CPU(0), ALLOCATION(1), BOTH(0, 1);
+
+    final int[] indices;
+
+    Bombs(int... indices) {
+      this.indices = indices;
+    }
+  }
+
   private static final String TASK = SandboxRunBenchmark.Task.ORDER_TOTAL_100_ROWS.code;
   private static final long EXPECTED = SandboxRunBenchmark.Task.ORDER_TOTAL_100_ROWS.expected;
   private static final String[] BOMBS = {
@@ -67,6 +80,17 @@ public class NeighboursBenchmark {
   @Param("256")
   public long bombAllocatedMiB;
 
+  /** Which bombs run beside the task ({@code -p bombs=CPU} to see the CPU-bound neighbour alone). */
+  @Param("BOTH")
+  public Bombs bombs;
+
+  /**
+   * The sandbox's {@code lowerPriorityAfter} in milliseconds of a run's CPU time; 0 leaves it off (the
+   * default). {@code -p lowerPriorityAfterMillis=0,100} compares the two in one run.
+   */
+  @Param("0")
+  public long lowerPriorityAfterMillis;
+
   private PolyglotSandbox sandbox;
   private Thread hostile;
   private volatile boolean stop;
@@ -74,7 +98,11 @@ public class NeighboursBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    sandbox = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
+    PolyglotSandbox.Builder builder = PolyglotSandbox.builder();
+    if (lowerPriorityAfterMillis > 0) {
+      builder.lowerPriorityAfter(Duration.ofMillis(lowerPriorityAfterMillis));
+    }
+    sandbox = builder.policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
             .limits(Limits.builder().maxStatements(Long.MAX_VALUE).wallTime(Duration.ofSeconds(5))
                 .maxCpuTime(Duration.ofSeconds(1)).maxAllocatedBytes(256L << 20).build())
             .build())
@@ -84,7 +112,7 @@ public class NeighboursBenchmark {
     if (neighbours == Neighbours.HOSTILE) {
       hostile = Thread.ofPlatform().daemon().name("hostile-neighbour").start(() -> {
         for (int i = 0; !stop; i++) {
-          ExecutionResult r = sandbox.run(Script.of(Language.JAVASCRIPT, BOMBS[i % BOMBS.length])
+          ExecutionResult r = sandbox.run(Script.of(Language.JAVASCRIPT, BOMBS[bombs.indices[i % bombs.indices.length]])
               .withLimits(sandbox.policy().limits().toBuilder().maxAllocatedBytes(bombAllocatedMiB << 20).build()));
           if (r.outcome() != Outcome.LIMIT_EXCEEDED && !stop) {
             hostileFailure = "a hostile run was not stopped by a cap: " + r;

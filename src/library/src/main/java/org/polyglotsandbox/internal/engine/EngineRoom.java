@@ -171,7 +171,12 @@ final class EngineRoom extends SandboxCore {
         watchdog::admitsRunAlone);
     watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
-    this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-");
+    this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-", s.lowerPriorityAfter());
+    String cannotLower = RunThreads.whyPriorityCannotBeLowered();
+    if (s.lowerPriorityAfter() != null && cannotLower != null) {
+      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
+          "lowerPriorityAfter has no effect: " + cannotLower);
+    }
     this.callerThreads = new CallerThreads(this, policy.limits().stackSize(), "polyglot-sandbox-caller-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();
     for (Tool t : s.tools()) {

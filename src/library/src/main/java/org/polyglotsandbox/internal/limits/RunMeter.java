@@ -2,6 +2,7 @@ package org.polyglotsandbox.internal.limits;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import org.polyglotsandbox.internal.pool.RunThreads;
 
 /**
  * Measures one run's thread: CPU time and heap allocation since the guest program started. Started and
@@ -27,6 +28,8 @@ public final class RunMeter {
   private long allocatedBase;
   private volatile long cpuAtEnd = -1;
   private volatile long allocatedAtEnd = -1;
+  /** Lowers the run's thread past its sandbox's CPU threshold; null where nothing does (see {@link #start}). */
+  private volatile RunThreads.Demotion demotion;
 
   public RunMeter(RunGuard guard, Duration maxCpu, long maxAllocated) {
     this.guard = guard;
@@ -66,7 +69,14 @@ public final class RunMeter {
   public void start() {
     cpuBase = THREADS.getCurrentThreadCpuTime();
     allocatedBase = THREADS.getCurrentThreadAllocatedBytes();
+    demotion = RunThreads.demotionOfCurrentRun();
     threadId = Thread.currentThread().threadId();
+  }
+
+  /** Whether the run's thread was given the lowest priority for using much CPU (see {@code RunThreads}). */
+  public boolean priorityLowered() {
+    RunThreads.Demotion d = demotion;
+    return d != null && d.lowered();
   }
 
   /** Takes the final readings; call on the guest thread when the program (and copy-out) is done. */
@@ -113,6 +123,10 @@ public final class RunMeter {
     }
     guard.checkInlineCall(System.nanoTime());
     Duration cpu = cpuTime();
+    RunThreads.Demotion d = demotion;
+    if (d != null) {
+      d.check(cpu.toNanos());
+    }
     if (cpu.compareTo(maxCpu) > 0) {
       guard.trip(org.polyglotsandbox.Limit.CPU_TIME, cpuDetail, org.polyglotsandbox.Layer.WATCHDOG, true);
     }

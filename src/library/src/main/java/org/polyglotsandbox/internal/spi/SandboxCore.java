@@ -32,7 +32,7 @@ public abstract class SandboxCore implements AutoCloseable {
   public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
       int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener,
       Duration startTimeout, boolean singleRun, boolean inBackground, List<String> pythonPath,
-      List<String> pythonImports) {}
+      List<String> pythonImports, Duration lowerPriorityAfter) {}
 
   /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
   public interface Factory {
