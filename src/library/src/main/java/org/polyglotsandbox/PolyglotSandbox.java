@@ -601,10 +601,11 @@ public final class PolyglotSandbox implements AutoCloseable {
      * Gives a run's thread the operating system's lowest priority (nice 19) once the run has used
      * {@code cpuTime} of CPU, for the rest of that run, so that on a busy machine shorter runs go first:
      * for a server running many tenants' plugins, where one CPU-bound guest would otherwise delay every
-     * short run beside it. Measured on 2 cores: a 0.25 ms task's p99 latency beside a CPU-bound guest went
-     * from 8x the task alone to 1.3x ({@code NeighboursBenchmark}, benchmarks/RESULTS.md). On an idle core
-     * a lowered run is as fast as before; beside busy ones it gets a small share and may meet its wall time
-     * first. Default off.
+     * short run beside it. Measured on 2 cores ({@code NeighboursBenchmark}, benchmarks/RESULTS.md,
+     * 2026-12-04): a 0.25 ms task's p99 beside a CPU-bound guest went from 7-8x the task alone to 1.0-1.3x
+     * with 10 ms (1.0-3.2x with 100 ms); beside a guest that allocates gigabytes a second it stays about 6x,
+     * since every collection stops every thread. On an idle core a lowered run is as fast as before; beside
+     * busy ones it gets a small share and may meet its wall time first. Default off.
      *
      * <p>It needs Linux, Java 22 or later and native access for this library ({@code
      * --enable-native-access=ALL-UNNAMED} on the class path, or the module's name); without them {@code build()}
