@@ -107,12 +107,18 @@ class LowerPriorityTest {
   }
 
   @Test
-  void aShortRunKeepsItsPriorityAndItsThread() {
-    Map<?, ?> first = (Map<?, ?>) lowering.run(Language.JAVASCRIPT, "tools.nice()").value();
-    Map<?, ?> second = (Map<?, ?>) lowering.run(Language.JAVASCRIPT, "tools.nice()").value();
-    assertThat(((Number) first.get("nice")).intValue()).isZero();
-    assertThat(((Number) second.get("nice")).intValue()).isZero();
-    assertThat(second.get("thread")).isEqualTo(first.get("thread"));
+  void shortRunsKeepTheirPriorityAndTheirThreadsAreReused() throws InterruptedException {
+    // A run's thread becomes idle a little after the caller has the result (it closes the context first),
+    // so the next run may find it busy: a thread's name coming round again shows it was kept.
+    java.util.Set<Object> threads = new java.util.HashSet<>();
+    boolean reused = false;
+    for (int i = 0; i < 20 && !reused; i++) {
+      Map<?, ?> seen = (Map<?, ?>) lowering.run(Language.JAVASCRIPT, "tools.nice()").value();
+      assertThat(((Number) seen.get("nice")).intValue()).isZero();
+      reused = !threads.add(seen.get("thread"));
+      Thread.sleep(50);
+    }
+    assertThat(reused).as("a run thread was used again: %s", threads).isTrue();
   }
 
   @ParameterizedTest

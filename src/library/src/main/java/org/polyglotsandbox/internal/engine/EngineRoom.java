@@ -172,10 +172,9 @@ final class EngineRoom extends SandboxCore {
     watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-", s.lowerPriorityAfter());
-    String cannotLower = RunThreads.whyPriorityCannotBeLowered();
-    if (s.lowerPriorityAfter() != null && cannotLower != null) {
+    if (s.lowerPriorityAfter() != null && RunThreads.whyPriorityCannotBeLowered() != null) {
       System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
-          "lowerPriorityAfter has no effect: " + cannotLower);
+          "lowerPriorityAfter has no effect: " + RunThreads.whyPriorityCannotBeLowered());
     }
     this.callerThreads = new CallerThreads(this, policy.limits().stackSize(), "polyglot-sandbox-caller-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();

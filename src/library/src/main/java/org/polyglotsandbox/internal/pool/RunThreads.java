@@ -45,9 +45,13 @@ public final class RunThreads implements Executor, AutoCloseable {
     this(stackSize, namePrefix, null);
   }
 
-  /** @param lowerPriorityAfter the CPU time after which a run's thread is lowered; null: never */
+  /**
+   * @param lowerPriorityAfter the CPU time after which a run's thread is lowered; null: never, and then the
+   *     Foreign Function API is not touched (its first use costs start-up time)
+   */
   public RunThreads(long stackSize, String namePrefix, Duration lowerPriorityAfter) {
-    this(stackSize, namePrefix, lowerPriorityAfter, KEEP_ALIVE_NANOS, NativePriority.get());
+    this(stackSize, namePrefix, lowerPriorityAfter, KEEP_ALIVE_NANOS,
+        lowerPriorityAfter == null ? null : NativePriority.get());
   }
 
   RunThreads(long stackSize, String namePrefix, Duration lowerPriorityAfter, long keepAliveNanos,
@@ -60,10 +64,7 @@ public final class RunThreads implements Executor, AutoCloseable {
         ? -1 : lowerPriorityAfter.toNanos();
   }
 
-  /**
-   * Why runs' threads are never lowered though a threshold was given (see {@link NativePriority}), or null
-   * where they are, or none was given.
-   */
+  /** Why runs' threads cannot be lowered on this platform (see {@link NativePriority}), or null if they can. */
   public static String whyPriorityCannotBeLowered() {
     return NativePriority.get().whyUnavailable();
   }
