@@ -215,6 +215,8 @@ public final class RunThreads implements Executor, AutoCloseable {
             runNumber = 0;
           }
         }
+        // Not held while idle: a run's task reaches its context and everything its guest allocated.
+        task = null;
         if (lowered) {
           return; // for good: the next run would start at this run's priority
         }

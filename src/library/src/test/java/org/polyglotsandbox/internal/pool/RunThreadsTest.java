@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +63,33 @@ class RunThreadsTest {
       assertThat(first.thread().getName()).startsWith("test-run-");
       assertThat(first.thread().isDaemon()).isTrue();
     }
+  }
+
+  @Test
+  void anIdleThreadHoldsNothingOfItsLastRun() throws Exception {
+    // A run's task reaches its context and all its guest allocated: an idle thread must let go of it, or a
+    // stopped allocation bomb's heap stays reachable until the thread's next run.
+    try (RunThreads threads = new RunThreads(STACK, "test-run-")) {
+      WeakReference<byte[]> payload = runHolding(threads);
+      awaitIdle(threads, 1);
+      for (int i = 0; i < 100 && payload.get() != null; i++) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertThat(payload.get()).as("the idle thread's last task is unreachable").isNull();
+    }
+  }
+
+  /** Runs a task that holds 1 MiB on one of {@code threads}, waits for it, and returns a weak reference to the MiB. */
+  private static WeakReference<byte[]> runHolding(RunThreads threads) throws InterruptedException {
+    byte[] held = new byte[1 << 20];
+    CountDownLatch ran = new CountDownLatch(1);
+    threads.execute(() -> {
+      held[0] = 1;
+      ran.countDown();
+    });
+    ran.await();
+    return new WeakReference<>(held);
   }
 
   @Test
