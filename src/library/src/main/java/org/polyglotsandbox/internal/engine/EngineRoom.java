@@ -52,6 +52,12 @@ final class EngineRoom extends SandboxCore {
   private static final Duration REFILL_DEFER = Duration.ofMillis(50);
   /** The share of the cores the JVM must keep busy for the machine to count as saturated (warm pool). */
   private static final double SATURATED_SHARE = 0.75;
+  private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+  /**
+   * How long a caller with cores to spare busy-waits for its run's result before parking: long enough for
+   * a short task (task B takes about 0.15 ms), short enough that a long run wastes little of a spare core.
+   */
+  private static final long RESULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
   /** How long {@link #close()} waits for the audit listener to take the events still queued for it. */
   private static final Duration AUDIT_DRAIN = Duration.ofSeconds(5);
   /** Output chunks that may wait for the runs' listeners, over all runs of the sandbox. */
@@ -224,7 +230,12 @@ final class EngineRoom extends SandboxCore {
       throw e;
     }
     try {
-      return run.execute();
+      // On a machine with cores to spare (each waiting caller and its run thread take one each), the caller
+      // busy-waits for a short run's result instead of parking, whose wake-up took tens of microseconds:
+      // task B from the warm pool 0.258 -> 0.204 ms median on 2 cores (PeersBenchmark, RESULTS.md,
+      // 2026-12-04 session 22). Beside more runs it parks at once.
+      boolean coresToSpare = admission.running() * 2 <= PROCESSORS;
+      return run.execute(coresToSpare ? RESULT_SPIN_NANOS : 0);
     } finally {
       finish(run);
     }
@@ -675,7 +686,7 @@ final class EngineRoom extends SandboxCore {
     Policy warm = Policy.builder().allowLanguages(language).limits(limits).build();
     Script warmUp = Script.of(language, code).named("warm-up" + language.extensions().get(0));
     ExecutionResult r = new GuestRun(engine, api, warm, interpreterFiles, watchdog, runThreads, sources, warmUp, inputs,
-        ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START, null).execute();
+        ToolRegistry.none(), null, System.nanoTime(), WARM_UP_START, null).execute(0);
     if (r.outcome() != expected) {
       throw new IllegalStateException("the " + language.id() + " warm-up failed: " + r.outcome() + " "
           + r.errorMessage().orElse(""));

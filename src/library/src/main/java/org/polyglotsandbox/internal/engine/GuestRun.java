@@ -209,11 +209,19 @@ final class GuestRun {
   /**
    * Runs to the end on the calling thread's behalf; an interrupt of the caller cancels the guest.
    *
+   * @param spinNanos how long the caller may busy-wait for the result before it parks (0: not at all);
+   *     a short run's result then reaches it without the wake-up a parked thread needs
    * @throws RejectedExecutionException if the run did not start within its start timeout
    */
-  ExecutionResult execute() {
+  ExecutionResult execute(long spinNanos) {
     start();
     try {
+      if (spinNanos > 0) {
+        long until = System.nanoTime() + spinNanos;
+        while (!result.isDone() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
+          Thread.onSpinWait();
+        }
+      }
       if (Thread.interrupted()) {
         // As if the wait below had been interrupted: CompletableFuture.get() would hand over a result
         // that is already in without looking at the interrupt, so whether an interrupted caller's run is
