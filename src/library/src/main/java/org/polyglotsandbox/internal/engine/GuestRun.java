@@ -214,6 +214,11 @@ final class GuestRun {
    * @throws RejectedExecutionException if the run did not start within its start timeout
    */
   ExecutionResult execute(long spinNanos) {
+    if (Thread.currentThread().isInterrupted()) {
+      // Interrupted before the call: the guest never starts, however soon its thread would finish it (a
+      // preempted caller could otherwise find a fast run's result already in, and hand over OK).
+      guard.cancel();
+    }
     start();
     try {
       if (spinNanos > 0) {
