@@ -178,9 +178,9 @@ final class EngineRoom extends SandboxCore {
     watchdog.onHeapRelief(admission::wake);
     this.warmContexts = s.warmContexts();
     this.runThreads = new RunThreads(policy.limits().stackSize(), "polyglot-sandbox-run-", s.lowerPriorityAfter());
-    if (s.lowerPriorityAfter() != null && RunThreads.whyPriorityCannotBeLowered() != null) {
-      System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
-          "lowerPriorityAfter has no effect: " + RunThreads.whyPriorityCannotBeLowered());
+    String cannotLower = s.lowerPriorityAfter() == null ? null : RunThreads.whyPriorityCannotBeLowered();
+    if (cannotLower != null) {
+      LOG.log(System.Logger.Level.WARNING, "lowerPriorityAfter has no effect: " + cannotLower);
     }
     this.callerThreads = new CallerThreads(this, policy.limits().stackSize(), "polyglot-sandbox-caller-");
     Map<String, ToolBinding> bindings = new LinkedHashMap<>();

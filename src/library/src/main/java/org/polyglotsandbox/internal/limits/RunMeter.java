@@ -73,12 +73,6 @@ public final class RunMeter {
     threadId = Thread.currentThread().threadId();
   }
 
-  /** Whether the run's thread was given the lowest priority for using much CPU (see {@code RunThreads}). */
-  public boolean priorityLowered() {
-    RunThreads.Demotion d = demotion;
-    return d != null && d.lowered();
-  }
-
   /** Takes the final readings; call on the guest thread when the program (and copy-out) is done. */
   public void finish() {
     if (chargedThreadId >= 0) {

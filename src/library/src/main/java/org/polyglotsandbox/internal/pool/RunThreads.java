@@ -170,8 +170,6 @@ public final class RunThreads implements Executor, AutoCloseable {
 
   private final class Worker extends Thread {
     private final Condition wake = lock.newCondition();
-    /** Whether this thread was started by a lowered one, whose nice value it inherited. */
-    private final boolean inheritedLowered;
     private Runnable first;
     /** The run handed to this idle thread. Guarded by {@link #lock}. */
     private Runnable next;
@@ -180,16 +178,20 @@ public final class RunThreads implements Executor, AutoCloseable {
     /** Which of this thread's runs is running (counted from 1), or 0 between runs. Guarded by this. */
     private long runNumber;
     private long lastRun;
-    /** Set with the nice value, before the run ends; the thread then ends after the run. Guarded by this. */
+    /**
+     * Set with the nice value, before the run ends, or from the start for a thread that a lowered one
+     * started (it inherited the nice value); the thread then ends after the run. Guarded by this.
+     */
     private volatile boolean lowered;
+    /** The run that was lowered: the first one for a thread that inherited its priority. Guarded by this. */
     private long loweredRun;
 
     Worker(Runnable first, boolean inheritedLowered) {
       super(null, null, namePrefix + ids.incrementAndGet(), stackSize);
       setDaemon(true);
       this.first = first;
-      this.inheritedLowered = inheritedLowered;
       this.lowered = inheritedLowered;
+      this.loweredRun = inheritedLowered ? 1 : 0;
     }
 
     RunThreads pool() {
@@ -237,7 +239,7 @@ public final class RunThreads implements Executor, AutoCloseable {
     }
 
     synchronized boolean loweredInRun(long run) {
-      return (lowered && loweredRun == run) || (inheritedLowered && run == 1);
+      return lowered && loweredRun == run;
     }
 
     /** The next run for this thread, or null once it has waited long enough or the pool is closed. */
