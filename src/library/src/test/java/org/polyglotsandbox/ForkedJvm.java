@@ -46,9 +46,16 @@ public final class ForkedJvm {
     }
   }
 
-  /** Starts {@code mainClass} with {@code args} in a fresh JVM and returns at once. */
+  /**
+   * Starts {@code mainClass} with {@code args} in a fresh JVM and returns at once. The JVM starts with
+   * every signal's default action ({@code env --default-signal}, GNU coreutils 8.31 or later): a process
+   * started with {@code nohup} or {@code &} from a script ignores SIGHUP and SIGINT, its children inherit
+   * that, and the JVM then installs no handler of its own for them, so a signal test would compare two
+   * JVMs that both ignore the signal.
+   */
   static Running start(Class<?> mainClass, String heap, String... args) throws IOException {
-    List<String> command = command(mainClass, heap, List.of());
+    List<String> command = new ArrayList<>(List.of("env", "--default-signal"));
+    command.addAll(command(mainClass, heap, List.of()));
     command.addAll(List.of(args));
     Path log = Files.createTempFile("forked-jvm", ".log");
     return new Running(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);

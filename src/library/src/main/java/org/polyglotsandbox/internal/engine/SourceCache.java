@@ -7,8 +7,9 @@ import org.graalvm.polyglot.Source;
 import org.polyglotsandbox.Language;
 
 /**
- * Keeps the {@link Source}s of recently run scripts alive, so that a fresh context running the same
- * script again reuses the engine's parsed and compiled code.
+ * Keeps the {@link Source}s of scripts run more than once alive, so that a fresh context running the
+ * same script again reuses the engine's parsed and compiled code; a script seen for the first time gets
+ * a source the engine does not cache at all.
  *
  * <p>The engine caches code per source, but only while the {@code Source} object is reachable: once the
  * caller's copy is garbage-collected, the cache entry goes with it, and the next run of the same text
@@ -18,13 +19,30 @@ import org.polyglotsandbox.Language;
  * in all, least recently used first out. A script longer than a quarter of {@code maxChars} is never
  * kept. Nothing here is guest state: a source is immutable text, and each context still gets its own
  * globals, objects and files.
+ *
+ * <p><b>Only a script seen before is cached.</b> Most scripts an agent's model writes run once. The
+ * engine's cache entry for such a source outlives the run (the entry is dropped only after a collection
+ * has found its {@code Source} unreachable), so under a stream of new texts the code of thousands of
+ * finished runs survives young collections, fills the old generation and is copied on every pause:
+ * raw contexts on a shared engine measured 1.3-2.2 GB left after each young pause and 120-200 ms
+ * pauses, against 27 MB and 2 ms with uncached sources, and about 255 us of CPU per task against
+ * 255-1,130 us (RESULTS.md, 2026-12-04, session 23). So a text's first run gets a source built with
+ * {@code cached(false)}, whose code lives and dies with its context, and its fingerprint is remembered
+ * in a small table of recent sightings; a second run of the same text (language, name and text) within
+ * that memory gets a cached source, which this class then keeps. The cost: a repeated script is parsed
+ * once more than it would be otherwise, on its second run. A fingerprint collision only caches a text on
+ * its first run (the cache itself is keyed by the whole text).
  */
 public final class SourceCache {
   private record Key(Language language, String name, String code) {}
 
   private final int maxEntries;
   private final long maxChars;
+  /** Recent first sightings, direct-mapped: 8,192 fingerprints (64 KiB), the newest in each slot. */
+  private static final int SIGHTINGS = 1 << 13;
+
   private final LinkedHashMap<Key, Source> sources = new LinkedHashMap<>(16, 0.75f, true);
+  private final long[] sightings = new long[SIGHTINGS];
   private long chars;
 
   /**
@@ -39,20 +57,23 @@ public final class SourceCache {
     this.maxChars = maxChars;
   }
 
-  /** The source for this script text: the one kept from an earlier run, or a new one (then kept if it fits). */
+  /**
+   * The source for this script text: the one kept from an earlier run; on the text's second sighting a
+   * new cached source, kept if it fits; otherwise a new source the engine does not cache.
+   */
   public Source get(Language language, String name, String code) {
     Key key = new Key(language, name, code);
+    long size = code.length() + (long) name.length();
     synchronized (this) {
       Source known = sources.get(key);
       if (known != null) {
         return known;
       }
+      if (maxEntries == 0 || size > maxChars / 4 || !seenBefore(key)) {
+        return Source.newBuilder(language.id(), code, name).cached(false).buildLiteral();
+      }
     }
     Source source = Source.newBuilder(language.id(), code, name).buildLiteral();
-    long size = code.length() + (long) name.length();
-    if (maxEntries == 0 || size > maxChars / 4) {
-      return source;
-    }
     synchronized (this) {
       Source raced = sources.putIfAbsent(key, source);
       if (raced != null) {
@@ -67,6 +88,24 @@ public final class SourceCache {
       }
     }
     return source;
+  }
+
+  /**
+   * Whether {@code key}'s fingerprint is in the sightings table, which then forgets it; if it is not,
+   * it goes in, in place of whatever shared its slot. Called with the lock held.
+   */
+  private boolean seenBefore(Key key) {
+    long h = key.code().hashCode() * 0x9E3779B97F4A7C15L + key.code().length();
+    h = (h ^ (h >>> 31)) * 0xBF58476D1CE4E5B9L + key.name().hashCode();
+    h = (h ^ (h >>> 29)) * 0x94D049BB133111EBL + key.language().ordinal();
+    long fingerprint = (h ^ (h >>> 32)) | 1; // never 0, an empty slot
+    int slot = (int) h & (sightings.length - 1);
+    if (sightings[slot] == fingerprint) {
+      sightings[slot] = 0;
+      return true;
+    }
+    sightings[slot] = fingerprint;
+    return false;
   }
 
   /** Whether this script's source is kept now. */
