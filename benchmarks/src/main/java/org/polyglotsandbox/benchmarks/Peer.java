@@ -58,6 +58,20 @@ public enum Peer {
   },
 
   /**
+   * {@link #RAW_STATEMENT_LIMIT} with each text's {@link Source} built {@code cached(false)}, so that the
+   * engine keeps nothing of a finished task's code: what a hand-tuned embedder of raw contexts would do for
+   * texts that run once, and what the sandbox does for a text's first run (its {@code SourceCache}). The
+   * reference for where the sandbox's gain over {@link #RAW_STATEMENT_LIMIT} with new texts comes from.
+   */
+  RAW_STATEMENT_LIMIT_UNCACHED {
+    @Override
+    Runner open(Language language) {
+      return raw(language, ResourceLimits.newBuilder()
+          .statementLimit(Limits.builder().build().maxStatements(), null).build(), false);
+    }
+  },
+
+  /**
    * {@link #RAW_STATEMENT_LIMIT} with each context made and initialised (its realm created by a first
    * evaluation, as the sandbox's warm pool does) on one thread of its own, two kept ready, and the task's
    * text evaluated on the caller's thread: what a context made on one thread and used on another costs
@@ -238,12 +252,18 @@ public enum Peer {
 
   /** A fresh context per task on one shared engine; with {@code limits} if not null. */
   private static Runner raw(Language language, ResourceLimits limits) {
+    return raw(language, limits, true);
+  }
+
+  /** As {@link #raw(Language, ResourceLimits)}, each text's source cached by the engine or not. */
+  private static Runner raw(Language language, ResourceLimits limits, boolean cached) {
     Engine engine = rawEngine(language);
     return new Runner() {
       @Override
       public Object run(String code) {
         try (Context context = rawContext(engine, language, limits)) {
-          Value value = context.eval(Source.create(language.id(), code));
+          Value value = context.eval(cached ? Source.create(language.id(), code)
+              : Source.newBuilder(language.id(), code, "Unnamed").cached(false).buildLiteral());
           return value.fitsInLong() ? (Object) value.asLong() : value.toString();
         }
       }
