@@ -33,7 +33,8 @@ import org.polyglotsandbox.Language;
  * only fair one: there a design with more runnable threads gets a larger share of the cores, and so more
  * tasks per second, for the same work. A thread group whose threads ended during a burst is left out of
  * that burst's breakdown. The report ends, per thread count, with the median ratio of tasks per second
- * and of tasks per CPU-second to the first design. Not JMH: JMH runs each design in its
+ * of every pair of designs (each round's ratio taken within that round) and of tasks per CPU-second to
+ * the first design. Not JMH: JMH runs each design in its
  * own fork, one after the other, which on a shared 2-core machine compares different loads.
  * {@link PeersThroughputBenchmark} is the JMH counterpart.
  *
@@ -80,7 +81,7 @@ public final class ThroughputRounds {
       }
       System.out.printf(Locale.ROOT, "# warm-up done (%.0f s); load %s%n", warmUpSeconds, load());
       for (int threads : threadCounts) {
-        List<Double> ratios = new ArrayList<>();
+        List<Map<Peer, Double>> roundRates = new ArrayList<>();
         Map<Peer, List<Double>> cpus = new LinkedHashMap<>();
         Map<Peer, List<Double>> allocations = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
@@ -100,7 +101,7 @@ public final class ThroughputRounds {
           for (Peer d : designs) {
             line.append(String.format(Locale.ROOT, " %s %.0f/s (%.2fx)", d, rates.get(d), rates.get(d) / first));
           }
-          ratios.add(rates.get(designs.get(1)) / first);
+          roundRates.add(rates);
           System.out.println(line + "; load " + load());
           for (Peer d : designs) {
             Burst b = bursts.get(d);
@@ -113,9 +114,16 @@ public final class ThroughputRounds {
             }
           }
         }
-        System.out.printf(Locale.ROOT, "threads %d: %s / %s, median ratio %.2f (rounds: %s)%n", threads,
-            designs.get(1), designs.get(0), median(ratios), ratios.stream()
-                .map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
+        // Every pair, each round's ratio taken within the round (both designs met the same load).
+        for (int i = 0; i < designs.size(); i++) {
+          for (int j = i + 1; j < designs.size(); j++) {
+            Peer base = designs.get(i);
+            Peer other = designs.get(j);
+            List<Double> ratios = roundRates.stream().map(r -> r.get(other) / r.get(base)).toList();
+            System.out.printf(Locale.ROOT, "threads %d: %s / %s, median ratio %.2f (rounds: %s)%n", threads,
+                other, base, median(ratios), ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
+          }
+        }
         double baseCpu = median(cpus.get(designs.get(0)));
         for (Peer d : designs.subList(1, designs.size())) {
           double cpu = median(cpus.get(d));
