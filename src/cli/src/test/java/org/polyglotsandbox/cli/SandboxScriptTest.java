@@ -60,7 +60,9 @@ class SandboxScriptTest {
   void limit_exitsThree() throws Exception {
     Files.writeString(dir.resolve("loop.js"), "while (true) {}");
 
-    Result r = sandbox("run", "loop.js", "--timeout", "500ms");
+    // Statements unbounded, so that the wall time is the limit that trips: a compiled loop can run the
+    // default 100 million statements in about 0.4 s.
+    Result r = sandbox("run", "loop.js", "--timeout", "500ms", "--max-statements", "1000000000000000");
 
     assertThat(r.status()).as(r.toString()).isEqualTo(3);
     assertThat(r.out()).contains("outcome: LIMIT_EXCEEDED (wall_time)");
