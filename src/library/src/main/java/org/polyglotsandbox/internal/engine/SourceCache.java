@@ -24,9 +24,9 @@ import org.polyglotsandbox.Language;
  * engine's cache entry for such a source outlives the run (the entry is dropped only after a collection
  * has found its {@code Source} unreachable), so under a stream of new texts the code of thousands of
  * finished runs survives young collections, fills the old generation and is copied on every pause:
- * raw contexts on a shared engine measured 1.3-2.2 GB left after each young pause and 120-200 ms
- * pauses, against 27 MB and 2 ms with uncached sources, and about 255 us of CPU per task against
- * 255-1,130 us (RESULTS.md, 2026-12-04, session 23). So a text's first run gets a source built with
+ * with a new text per task, raw contexts on a shared engine and this sandbox before the change kept
+ * 1.4-2.7 GB after each young pause, with pauses of 120-200 ms; with uncached sources, 27-64 MB and
+ * 2 ms (RESULTS.md, 2026-12-04, session 23). So a text's first run gets a source built with
  * {@code cached(false)}, whose code lives and dies with its context, and its fingerprint is remembered
  * in a small table of recent sightings; a second run of the same text (language, name and text) within
  * that memory gets a cached source, which this class then keeps. The cost: a repeated script is parsed
@@ -36,11 +36,11 @@ import org.polyglotsandbox.Language;
 public final class SourceCache {
   private record Key(Language language, String name, String code) {}
 
-  private final int maxEntries;
-  private final long maxChars;
   /** Recent first sightings, direct-mapped: 8,192 fingerprints (64 KiB), the newest in each slot. */
   private static final int SIGHTINGS = 1 << 13;
 
+  private final int maxEntries;
+  private final long maxChars;
   private final LinkedHashMap<Key, Source> sources = new LinkedHashMap<>(16, 0.75f, true);
   private final long[] sightings = new long[SIGHTINGS];
   private long chars;
@@ -64,14 +64,17 @@ public final class SourceCache {
   public Source get(Language language, String name, String code) {
     Key key = new Key(language, name, code);
     long size = code.length() + (long) name.length();
+    boolean keep;
     synchronized (this) {
       Source known = sources.get(key);
       if (known != null) {
         return known;
       }
-      if (maxEntries == 0 || size > maxChars / 4 || !seenBefore(key)) {
-        return Source.newBuilder(language.id(), code, name).cached(false).buildLiteral();
-      }
+      keep = maxEntries > 0 && size <= maxChars / 4 && seenBefore(key);
+    }
+    if (!keep) {
+      // Built outside the lock, as below: building a source hashes its whole text.
+      return Source.newBuilder(language.id(), code, name).cached(false).buildLiteral();
     }
     Source source = Source.newBuilder(language.id(), code, name).buildLiteral();
     synchronized (this) {
