@@ -262,8 +262,8 @@ public enum Peer {
       @Override
       public Object run(String code) {
         try (Context context = rawContext(engine, language, limits)) {
-          Value value = context.eval(cached ? Source.create(language.id(), code)
-              : Source.newBuilder(language.id(), code, "Unnamed").cached(false).buildLiteral());
+          // With cached, the same source as Source.create(id, code) (equal to it).
+          Value value = context.eval(Source.newBuilder(language.id(), code, "Unnamed").cached(cached).buildLiteral());
           return value.fitsInLong() ? (Object) value.asLong() : value.toString();
         }
       }

@@ -605,10 +605,9 @@ final class EngineRoom extends SandboxCore {
       // A refill waits for running guests to finish (at most REFILL_DEFER) unless the pool ran empty.
       // Saturated: as many runs as cores, and the JVM keeping most cores busy (runs that wait for tools or
       // timers leave them to the refill thread); an empty pool is then left to the runs that owe it contexts.
-      int cores = Runtime.getRuntime().availableProcessors();
       WarmPool<Language, RunEnvironment> made = new WarmPool<>(policy.languages(), warmContexts, this::prepare,
           "polyglot-sandbox-warm-pool", () -> admission.running() > 0 || !watchdog.admitsNewRuns(), REFILL_DEFER,
-          () -> admission.running() >= cores && !(watchdog.busyCores() < SATURATED_SHARE * cores));
+          () -> admission.running() >= PROCESSORS && !(watchdog.busyCores() < SATURATED_SHARE * PROCESSORS));
       pool = made;
       if (checked != null) {
         made.offer(Language.PYTHON, checked); // closed by the pool if it has no room or is closed already
