@@ -34,6 +34,9 @@ public final class HeapBombsMain {
       "py-lists", Script.of(Language.PYTHON, "keep = []\nwhile True:\n    keep.append([0] * 10000)"),
       "py-bytes", Script.of(Language.PYTHON, "keep = []\nwhile True:\n    keep.append(bytes(100000))"));
 
+  /** Whether the current phase has started its threads (the main thread's set-up is over); main thread only. */
+  private static boolean phaseStarted;
+
   private HeapBombsMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -48,13 +51,26 @@ public final class HeapBombsMain {
       System.out.println("BUILT " + (System.nanoTime() - start) / 1_000_000 + " ms");
       for (int i = 1; i < args.length; i++) {
         String[] s = args[i].split(":");
-        phase(sandbox, s[0], Integer.parseInt(s[1]), phase);
+        // A phase's set-up (before its threads start) falls just after the last phase's bombs: try it again.
+        for (int attempt = 1; ; attempt++) {
+          try {
+            phase(sandbox, s[0], Integer.parseInt(s[1]), phase);
+            break;
+          } catch (OutOfMemoryError e) {
+            if (phaseStarted || attempt == 20) {
+              throw e;
+            }
+            hostOom("main");
+            Thread.sleep(500);
+          }
+        }
       }
     }
     System.out.println("DONE");
   }
 
   private static void phase(PolyglotSandbox sandbox, String kind, int bombs, Duration length) throws Exception {
+    phaseStarted = false;
     AtomicBoolean stop = new AtomicBoolean();
     Map<String, LongAdder> bombOutcomes = new ConcurrentHashMap<>();
     Map<String, LongAdder> goodOutcomes = new ConcurrentHashMap<>();
@@ -94,59 +110,76 @@ public final class HeapBombsMain {
       }));
     }
     // From here on this (the main) thread may meet the host's OutOfMemoryError like any other host thread
-    // (eight bombs can run the heap out: README, Known limits), so each step is tried again after it.
-    for (Thread t : threads) {
-      onMain(() -> {
-        if (t.getState() == Thread.State.NEW) {
-          t.start();
-        }
-        return null;
-      });
-    }
-    Thread.sleep(length.toMillis());
-    stop.set(true);
-    for (Thread t : threads) {
-      onMain(() -> {
-        t.join(Duration.ofMinutes(1));
-        if (t.isAlive()) {
-          System.out.println("HUNG " + t.getName());
-        }
-        return null;
-      });
-    }
-    // After the bombs, the same sandbox serves both languages, with inputs.
-    ExecutionResult js = onMain(() -> sandbox.run(good(Language.JAVASCRIPT, 6)));
-    ExecutionResult py = onMain(() -> sandbox.run(good(Language.PYTHON, 6)));
-    onMain(() -> {
-      Runtime rt = Runtime.getRuntime();
-      System.out.println("PHASE " + kind + ":" + bombs + " goodOk=" + goodOk.sum() + " wrong=" + wrong.sum()
-          + " good=" + new TreeMap<>(counts(goodOutcomes)) + " bombs=" + new TreeMap<>(counts(bombOutcomes))
-          + " slowestGoodMs=" + slowestGood.get() + " after=" + verdict(js) + "/" + js.value() + ","
-          + verdict(py) + "/" + py.value() + " heapUsedMiB=" + ((rt.totalMemory() - rt.freeMemory()) >> 20));
-      System.out.flush();
-      return null;
-    });
-  }
-
-  private interface Step<T> {
-    T call() throws Exception;
-  }
-
-  /**
-   * {@code step} on the main thread, tried again after a pause if it met the host's OutOfMemoryError, which
-   * is reported as {@code HOST-OOM main}; at most 10 tries.
-   */
-  private static <T> T onMain(Step<T> step) throws Exception {
-    for (int attempt = 1; ; attempt++) {
+    // (eight bombs can run the heap out: README, Known limits). Every step is inside one retry loop, and each
+    // can be taken again: an allocation anywhere (an iterator, a lambda, a string, a println) may meet the
+    // error, and CI on 88ba070 saw the main thread die of one outside the steps that were tried again.
+    ExecutionResult[] after = new ExecutionResult[2];
+    long end = System.nanoTime() + length.toNanos();
+    int step = 0;
+    int failures = 0;
+    while (step < 5) {
       try {
-        return step.call();
+        switch (step) {
+          case 0 -> {
+            phaseStarted = true;
+            for (int i = 0; i < threads.size(); i++) {
+              if (threads.get(i).getState() == Thread.State.NEW) {
+                threads.get(i).start();
+              }
+            }
+          }
+          case 1 -> {
+            for (long left = end - System.nanoTime(); left > 0; left = end - System.nanoTime()) {
+              Thread.sleep(Math.max(1, left / 1_000_000));
+            }
+            stop.set(true);
+          }
+          case 2 -> {
+            for (int i = 0; i < threads.size(); i++) {
+              Thread t = threads.get(i);
+              t.join(Duration.ofMinutes(1));
+              if (t.isAlive()) {
+                System.out.println("HUNG " + t.getName());
+              }
+            }
+          }
+          case 3 -> {
+            // After the bombs, the same sandbox serves both languages, with inputs.
+            if (after[0] == null) {
+              after[0] = sandbox.run(good(Language.JAVASCRIPT, 6));
+            }
+            if (after[1] == null) {
+              after[1] = sandbox.run(good(Language.PYTHON, 6));
+            }
+          }
+          default -> {
+            Runtime rt = Runtime.getRuntime();
+            ExecutionResult js = after[0];
+            ExecutionResult py = after[1];
+            System.out.println("PHASE " + kind + ":" + bombs + " goodOk=" + goodOk.sum() + " wrong=" + wrong.sum()
+                + " good=" + new TreeMap<>(counts(goodOutcomes)) + " bombs=" + new TreeMap<>(counts(bombOutcomes))
+                + " slowestGoodMs=" + slowestGood.get() + " after=" + verdict(js) + "/" + js.value() + ","
+                + verdict(py) + "/" + py.value() + " heapUsedMiB=" + ((rt.totalMemory() - rt.freeMemory()) >> 20));
+            System.out.flush();
+          }
+        }
+        step++;
       } catch (OutOfMemoryError e) {
-        System.out.println("HOST-OOM main");
-        if (attempt == 10) {
+        if (++failures == 20) {
           throw e;
         }
+        hostOom("main");
         Thread.sleep(500);
       }
+    }
+  }
+
+  /** Says that host thread {@code name} met the host's OutOfMemoryError; saying it may meet the error too. */
+  private static void hostOom(String name) {
+    try {
+      System.out.println("HOST-OOM " + name);
+    } catch (OutOfMemoryError again) {
+      // The count of errors the JVM reported (OnOutOfMemoryError) still shows it.
     }
   }
 
@@ -182,7 +215,7 @@ public final class HeapBombsMain {
           try {
             step.run();
           } catch (OutOfMemoryError e) {
-            System.out.println("HOST-OOM " + name);
+            hostOom(name);
           }
         }
       } catch (Throwable t) {
