@@ -84,6 +84,16 @@ public final class BoundedOutput {
     return err.sanitized();
   }
 
+  /** Bytes the guest wrote to stdout, kept or not. */
+  public long stdoutBytes() {
+    return out.kept.size() + out.dropped.get();
+  }
+
+  /** Bytes the guest wrote to stderr, kept or not. */
+  public long stderrBytes() {
+    return err.kept.size() + err.dropped.get();
+  }
+
   /** Bytes the guest wrote to stdout past the budget, not kept. */
   public long stdoutDropped() {
     return out.dropped.get();

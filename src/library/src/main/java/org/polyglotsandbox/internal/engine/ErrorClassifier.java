@@ -60,6 +60,10 @@ public final class ErrorClassifier {
             guestFrames(e), null, null);
       }
     }
+    if (e.isInternalError() && heapRanOut(e)) {
+      return new Verdict(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, "the host heap ran out while the guest ran", List.of(),
+          null, null);
+    }
     if (e.isInternalError() || e.isHostException()) {
       Operation op = deniedOperation(head(e));
       if (op == null && loadsNativeCode(e)) {
@@ -96,6 +100,62 @@ public final class ErrorClassifier {
       return cancelled("run cancelled by the host");
     }
     return new Verdict(Outcome.GUEST_ERROR, null, TextSanitizer.withoutHostNames(e.getMessage()), guestFrames(e), null, null);
+  }
+
+  /** What names the host heap running out in an internal error's trace. */
+  private static final String HEAP_ERROR = "java.lang.OutOfMemoryError";
+  /** How much of an internal error's trace is searched for {@link #HEAP_ERROR}. */
+  private static final int TRACE_SEARCHED = 64 * 1024;
+
+  /**
+   * Whether an internal error is the host heap running out: its trace (the only place the engine shows an
+   * internal error's causes) names an {@link OutOfMemoryError}. The engine can wrap one in something else:
+   * a context made while the heap was full failed with "IllegalArgumentException: Self-suppression not
+   * permitted", the JVM's one preallocated error added to itself while the language was initialised. The
+   * trace is searched as it is printed, none of it kept; a search that itself runs out of heap says yes.
+   */
+  static boolean heapRanOut(PolyglotException e) {
+    if (head(e).contains(HEAP_ERROR)) {
+      return true;
+    }
+    Search search = new Search(HEAP_ERROR, TRACE_SEARCHED);
+    try {
+      e.printStackTrace(new java.io.PrintWriter(search));
+    } catch (OutOfMemoryError full) {
+      return true;
+    } catch (RuntimeException unprintable) {
+      // what was printed before it still counts
+    }
+    return search.found;
+  }
+
+  /** A writer that keeps nothing and remembers whether {@code wanted} went through it, in its first {@code max} chars. */
+  private static final class Search extends java.io.Writer {
+    private final String wanted;
+    private long left;
+    private int matched;
+    boolean found;
+
+    Search(String wanted, long max) {
+      this.wanted = wanted;
+      this.left = max;
+    }
+
+    @Override
+    public void write(char[] chars, int off, int len) {
+      for (int i = off; i < off + len && !found && left > 0; i++, left--) {
+        char c = chars[i];
+        // wanted's first character occurs only at its start, so a mismatch restarts the match here
+        matched = c == wanted.charAt(matched) ? matched + 1 : c == wanted.charAt(0) ? 1 : 0;
+        found = matched == wanted.length();
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
   }
 
   /**

@@ -197,8 +197,8 @@ final class GuestRun {
     try {
       result.get(Math.max(0, giveUpAtNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
-      LOG.log(System.Logger.Level.WARNING, "a guest thread did not stop when the sandbox closed; abandoned");
-      finish(new Raw(null, ErrorClassifier.cancelled(ABANDONED)));
+      logQuietly(System.Logger.Level.WARNING, "a guest thread did not stop when the sandbox closed; abandoned", null);
+      finishWaiting(new Raw(null, ErrorClassifier.cancelled(ABANDONED)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
@@ -237,7 +237,11 @@ final class GuestRun {
     } catch (InterruptedException e) {
       guard.cancel();
       Thread.currentThread().interrupt();
-      finish(new Raw(null, ErrorClassifier.cancelled("run cancelled: the host thread was interrupted")));
+      try {
+        finish(new Raw(null, ErrorClassifier.cancelled("run cancelled: the host thread was interrupted")));
+      } catch (OutOfMemoryError noRoom) {
+        // The guest is cancelled: its thread, or the watchdog past the grace, finishes the run.
+      }
       try {
         return result.join();
       } catch (java.util.concurrent.CompletionException notStarted) {
@@ -306,7 +310,7 @@ final class GuestRun {
       startTimer.stop();
       releaseWatch();
       closePrepared();
-      finish(new Raw(null, internalError()));
+      finishWaiting(new Raw(null, internalError()));
     }
     return result;
   }
@@ -335,9 +339,11 @@ final class GuestRun {
   private void abandon() {
     if (!result.isDone()) {
       Thread t = runner;
-      LOG.log(System.Logger.Level.WARNING,
-          "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned");
-      // The limit that stopped it, if one did (a limit wins over this verdict); otherwise a cancel did.
+      logQuietly(System.Logger.Level.WARNING,
+          "guest thread " + (t == null ? "(not started)" : t.getName()) + " did not stop after cancellation; abandoned",
+          null);
+      // The limit that stopped it, if one did (a limit wins over this verdict); otherwise a cancel did. If no
+      // result finds room in the heap, this throws and the watchdog's next look tries again.
       finish(new Raw(null, ErrorClassifier.cancelled(ABANDONED)));
     }
   }
@@ -367,48 +373,131 @@ final class GuestRun {
     }
     guard.cancel(); // closes a context being prepared, on a cancel thread
     if (finished.compareAndSet(false, true)) {
-      guard.seal();
-      long now = System.nanoTime();
-      long queued = queueNanos >= 0 ? queueNanos : now - calledNanos;
-      String where = queueNanos < 0 ? "was still waiting for a thread"
-          : "then set up for " + Durations.format(Duration.ofNanos(now - calledNanos - queued)) + " and was still "
-              + step;
-      result.completeExceptionally(new RejectedExecutionException("the run did not start within its start timeout"
-          + " of " + Durations.format(startTimeout) + " (it waited " + Durations.format(Duration.ofNanos(queued))
-          + " for a turn and a thread, " + where + "): the sandbox is overloaded, or the set-up too large;"
-          + " the guest did not run, so the run may be tried again"));
+      RejectedExecutionException why;
+      try {
+        guard.seal();
+        long now = System.nanoTime();
+        long queued = queueNanos >= 0 ? queueNanos : now - calledNanos;
+        String where = queueNanos < 0 ? "was still waiting for a thread"
+            : "then set up for " + Durations.format(Duration.ofNanos(now - calledNanos - queued)) + " and was still "
+                + step;
+        why = new RejectedExecutionException("the run did not start within its start timeout"
+            + " of " + Durations.format(startTimeout) + " (it waited " + Durations.format(Duration.ofNanos(queued))
+            + " for a turn and a thread, " + where + "): the sandbox is overloaded, or the set-up too large;"
+            + " the guest did not run, so the run may be tried again");
+      } catch (OutOfMemoryError noRoom) {
+        why = NOT_STARTED_HEAP_FULL;
+      }
+      try {
+        result.completeExceptionally(why);
+      } catch (OutOfMemoryError noRoom) {
+        // Not even that: the run is unfinished again, and its cancelled thread finishes it (CANCELLED).
+        finished.set(false);
+      }
     }
   }
 
+  /** Why a run did not start, when the start timeout found no heap for the whole story. */
+  private static final RejectedExecutionException NOT_STARTED_HEAP_FULL = new RejectedExecutionException(
+      "the run did not start within its start timeout while the host heap was full: the sandbox is overloaded;"
+          + " the guest did not run, so the run may be tried again") {
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this; // shared: no thread's stack
+    }
+  };
+
   /**
-   * Builds the result once: from the guest thread, the abandon timer or an interrupted caller. On the
-   * run's own thread a result that cannot be built for want of heap is built again after the run's
-   * context is closed (its guest's memory is then free); elsewhere (the watchdog must not wait) and in the
-   * end the caller gets the error.
+   * Builds the result once: from the guest thread, the abandon timer or an interrupted caller. A result
+   * that cannot be built for want of heap is built again: on the run's own thread after its context is
+   * closed (its guest's memory is then free), then in its lean form ({@link #leanResult}); elsewhere (the
+   * watchdog must not wait) in its lean form at once, and if even that finds no room, not at all: the run
+   * is then unfinished again and this throws, for the watchdog's next look or the run's thread to finish
+   * it. Only a run thread that found no room through all its tries fails the result.
+   *
+   * @throws OutOfMemoryError if called off the run's thread and no result could be built
    */
   private void finish(Raw raw) {
     if (!finished.compareAndSet(false, true)) {
       return;
     }
+    boolean onRunner = Thread.currentThread() == runner;
     for (int attempt = 1; ; attempt++) {
       try {
-        result.complete(result(raw, output, System.nanoTime()));
+        result.complete(attempt <= FULL_TRIES && (onRunner || attempt == 1)
+            ? result(raw, output, System.nanoTime()) : leanResult(System.nanoTime()));
         return;
       } catch (OutOfMemoryError e) {
         Watchdog.heapExhausted();
-        if (Thread.currentThread() != runner || attempt >= 20) {
+        if (!onRunner && attempt >= 2) {
+          finished.set(false);
+          throw e;
+        }
+        if (onRunner && attempt >= FULL_TRIES + LEAN_TRIES) {
           result.completeExceptionally(e);
           return;
         }
-        closeEnvironment();
+        if (onRunner) {
+          closeEnvironment();
+          try {
+            Thread.sleep(Math.min(500, 20L * attempt));
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #finish} on a thread that may wait (one closing the sandbox, or one that could not start the run's
+   * thread): tried again while the heap has no room, for about 10 s; the result then fails with the error.
+   */
+  private void finishWaiting(Raw raw) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        finish(raw);
+        return;
+      } catch (OutOfMemoryError e) {
+        if (attempt >= 50) {
+          result.completeExceptionally(e);
+          return;
+        }
         try {
-          Thread.sleep(Math.min(500, 20L * attempt));
+          Thread.sleep(200);
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
         }
       }
     }
   }
+
+  /** How often the run's thread tries to build the whole result, and then the lean one: about 7 s, then 20 s. */
+  private static final int FULL_TRIES = 20;
+  private static final int LEAN_TRIES = 40;
+
+  /**
+   * The result of a run whose whole result found no room in the host heap: {@link Limit#MEMORY}, with
+   * none of its output, value, files or events (the output's bytes are counted as dropped), which are what
+   * can be large. Allocates a few small objects.
+   */
+  private ExecutionResult leanResult(long endNanos) {
+    long queued = queueNanos >= 0 ? queueNanos : endNanos - calledNanos;
+    long setUp = setupNanos >= 0 ? setupNanos : endNanos - calledNanos - queued;
+    Duration wallTime = setupNanos >= 0 ? Duration.ofNanos(endNanos - guestNanos) : Duration.ZERO;
+    Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), OptionalLong.empty(),
+        output.bytesWritten(), 0, 0, Duration.ofNanos(queued), Duration.ofNanos(setUp));
+    TextSanitizer.Result none = new TextSanitizer.Result("", 0, 0, 0, 0);
+    OutputNotes notes = new OutputNotes(changes(none, output.stdoutBytes()), changes(none, output.stderrBytes()),
+        OutputNotes.Changes.NONE);
+    int events = guard.seal().size();
+    return api.result(new RunRecord(Outcome.LIMIT_EXCEEDED, Limit.MEMORY, null, LEAN_RESULT, List.of(), null, "", "",
+        usage, List.of(), null, notes, Map.of(), List.of(), guard.runId(), guard.label(), output.undeliveredChunks(),
+        guard.droppedEvents() + events, guard.undeliveredEvents()));
+  }
+
+  private static final String LEAN_RESULT = "limit exceeded: the host heap ran out while the run ended, so its"
+      + " output, value and events were dropped";
 
   /** The host heap ran out in the sandbox's own work for this run: its guest's memory limit, not a failure. */
   private Raw outOfHeap() {

@@ -93,11 +93,13 @@ public final class Watchdog implements AutoCloseable {
         abandonAt = now + grace;
       }
       if (now - abandonAt >= 0) {
-        stop();
         if (now - deadline >= 0) {
           tripDeadline();
         }
+        // Ended only once the abandon is done: if it throws (the heap may have no room for the run's
+        // result), the next look tries again, or the caller would wait for a guest that never returns.
         onAbandon.run();
+        stop();
         return;
       }
       if (now - deadline >= 0) {
@@ -129,8 +131,11 @@ public final class Watchdog implements AutoCloseable {
     }
 
     private void check(long now) {
-      if (now - deadline >= 0 && timers.remove(this)) {
+      // Removed only once onTimeout is done: if it throws (the heap may have no room), the next look runs it
+      // again, so it must do nothing the second time that it did the first.
+      if (now - deadline >= 0 && timers.contains(this)) {
         onTimeout.run();
+        timers.remove(this);
       }
     }
   }
@@ -199,7 +204,9 @@ public final class Watchdog implements AutoCloseable {
 
   /**
    * Runs {@code onTimeout} once, on the watchdog thread, {@code timeout} from now, unless the timer is
-   * {@linkplain Timer#stop() stopped} first. {@code onTimeout} must not block: it holds every run's limits.
+   * {@linkplain Timer#stop() stopped} first; again at each later look while it throws (the heap can have no
+   * room for what it does), so a second call must not redo what a first one that threw had done.
+   * {@code onTimeout} must not block: it holds every run's limits.
    */
   public Timer after(Duration timeout, Runnable onTimeout) {
     Timer t = new Timer(timeout, onTimeout);

@@ -268,8 +268,13 @@ public final class WarmPool<K, T extends AutoCloseable> implements AutoCloseable
       item = factory.apply(key);
       made.incrementAndGet();
     } catch (RuntimeException | Error e) {
-      LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key
-          + "; the refill thread or the next taker tries again", e);
+      try {
+        LOG.log(System.Logger.Level.DEBUG, "warm pool could not top up " + key
+            + "; the refill thread or the next taker tries again", e);
+      } catch (RuntimeException | OutOfMemoryError logFailed) {
+        // The heap may have been the failure: the count below must still be given back, or the key would
+        // look busy making an item for good and never be refilled.
+      }
     }
     boolean added;
     lock.lock();

@@ -168,4 +168,46 @@ class WatchdogTest {
     watchdog.tick();
     assertThat(fired).hasValue(1);
   }
+
+  /**
+   * An abandon that throws (the heap had no room for the abandoned run's result) is tried again at the next
+   * look, until it is done; before, the watch ended before the abandon ran, a failed abandon was never tried
+   * again, and the run's caller waited for as long as its guest did not return (16 bombs in a 256 MiB heap:
+   * callers still waiting a minute after every bomb was stopped).
+   */
+  @Test
+  void anAbandonThatThrows_isTriedAgainAtTheNextLook_untilItIsDone() {
+    watchdog.watch(guard, meter, Duration.ofMillis(100), Duration.ofSeconds(1), () -> {
+      if (abandoned.incrementAndGet() <= 2) {
+        throw new OutOfMemoryError("Java heap space");
+      }
+    });
+
+    advance(Duration.ofMillis(1100));
+    assertThat(abandoned).hasValue(1);
+    assertThat(watchdog.watching()).isEqualTo(1);
+    advance(Duration.ofMillis(10));
+    advance(Duration.ofMillis(10));
+    assertThat(abandoned).hasValue(3);
+    assertThat(watchdog.watching()).isZero();
+    advance(Duration.ofSeconds(10));
+    assertThat(abandoned).hasValue(3);
+  }
+
+  /** The same for a timer (the start timeout's): one that throws fires again at the next look, until it is done. */
+  @Test
+  void aTimerThatThrows_firesAgainAtTheNextLook_untilItIsDone() {
+    watchdog.after(Duration.ofMillis(300), () -> {
+      if (fired.incrementAndGet() == 1) {
+        throw new OutOfMemoryError("Java heap space");
+      }
+    });
+
+    advance(Duration.ofMillis(300));
+    assertThat(fired).hasValue(1);
+    advance(Duration.ofMillis(10));
+    assertThat(fired).hasValue(2);
+    advance(Duration.ofSeconds(10));
+    assertThat(fired).hasValue(2);
+  }
 }
