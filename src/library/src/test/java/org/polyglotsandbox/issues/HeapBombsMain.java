@@ -57,11 +57,10 @@ public final class HeapBombsMain {
             phase(sandbox, s[0], Integer.parseInt(s[1]), phase);
             break;
           } catch (OutOfMemoryError e) {
-            if (phaseStarted || attempt == 20) {
+            if (phaseStarted) {
               throw e;
             }
-            hostOom("main");
-            Thread.sleep(500);
+            mainMetHostOom(e, attempt);
           }
         }
       }
@@ -165,13 +164,21 @@ public final class HeapBombsMain {
         }
         step++;
       } catch (OutOfMemoryError e) {
-        if (++failures == 20) {
-          throw e;
-        }
-        hostOom("main");
-        Thread.sleep(500);
+        mainMetHostOom(e, ++failures);
       }
     }
+  }
+
+  /**
+   * The main thread met the host's OutOfMemoryError for the {@code attempt}th time in one step: says so and
+   * pauses before the step is tried again, or rethrows it at the 20th.
+   */
+  private static void mainMetHostOom(OutOfMemoryError e, int attempt) throws InterruptedException {
+    if (attempt >= 20) {
+      throw e;
+    }
+    hostOom("main");
+    Thread.sleep(500);
   }
 
   /** Says that host thread {@code name} met the host's OutOfMemoryError; saying it may meet the error too. */

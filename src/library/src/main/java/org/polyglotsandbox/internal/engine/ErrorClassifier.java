@@ -112,12 +112,10 @@ public final class ErrorClassifier {
    * internal error's causes) names an {@link OutOfMemoryError}. The engine can wrap one in something else:
    * a context made while the heap was full failed with "IllegalArgumentException: Self-suppression not
    * permitted", the JVM's one preallocated error added to itself while the language was initialised. The
-   * trace is searched as it is printed, none of it kept; a search that itself runs out of heap says yes.
+   * trace (its first line the message) is searched as it is printed, none of it kept; a search that itself
+   * runs out of heap says yes.
    */
   static boolean heapRanOut(PolyglotException e) {
-    if (head(e).contains(HEAP_ERROR)) {
-      return true;
-    }
     Search search = new Search(HEAP_ERROR, TRACE_SEARCHED);
     try {
       e.printStackTrace(new java.io.PrintWriter(search));

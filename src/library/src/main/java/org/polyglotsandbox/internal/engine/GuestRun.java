@@ -377,7 +377,7 @@ final class GuestRun {
       try {
         guard.seal();
         long now = System.nanoTime();
-        long queued = queueNanos >= 0 ? queueNanos : now - calledNanos;
+        long queued = queuedNanos(now);
         String where = queueNanos < 0 ? "was still waiting for a thread"
             : "then set up for " + Durations.format(Duration.ofNanos(now - calledNanos - queued)) + " and was still "
                 + step;
@@ -422,18 +422,19 @@ final class GuestRun {
       return;
     }
     boolean onRunner = Thread.currentThread() == runner;
+    int fullTries = onRunner ? FULL_TRIES : 1;
+    int tries = onRunner ? FULL_TRIES + LEAN_TRIES : 2;
     for (int attempt = 1; ; attempt++) {
       try {
-        result.complete(attempt <= FULL_TRIES && (onRunner || attempt == 1)
-            ? result(raw, output, System.nanoTime()) : leanResult(System.nanoTime()));
+        result.complete(attempt <= fullTries ? result(raw, output, System.nanoTime()) : leanResult(System.nanoTime()));
         return;
       } catch (OutOfMemoryError e) {
         Watchdog.heapExhausted();
-        if (!onRunner && attempt >= 2) {
-          finished.set(false);
-          throw e;
-        }
-        if (onRunner && attempt >= FULL_TRIES + LEAN_TRIES) {
+        if (attempt >= tries) {
+          if (!onRunner) {
+            finished.set(false);
+            throw e;
+          }
           result.completeExceptionally(e);
           return;
         }
@@ -482,11 +483,7 @@ final class GuestRun {
    * can be large. Allocates a few small objects.
    */
   private ExecutionResult leanResult(long endNanos) {
-    long queued = queueNanos >= 0 ? queueNanos : endNanos - calledNanos;
-    long setUp = setupNanos >= 0 ? setupNanos : endNanos - calledNanos - queued;
-    Duration wallTime = setupNanos >= 0 ? Duration.ofNanos(endNanos - guestNanos) : Duration.ZERO;
-    Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), OptionalLong.empty(),
-        output.bytesWritten(), 0, 0, Duration.ofNanos(queued), Duration.ofNanos(setUp));
+    Usage usage = usage(endNanos, OptionalLong.empty(), 0, 0);
     TextSanitizer.Result none = new TextSanitizer.Result("", 0, 0, 0, 0);
     OutputNotes notes = new OutputNotes(changes(none, output.stdoutBytes()), changes(none, output.stderrBytes()),
         OutputNotes.Changes.NONE);
@@ -838,13 +835,7 @@ final class GuestRun {
     }
     OptionalLong statements = limit == Limit.STATEMENTS
         ? OptionalLong.of(policy.limits().maxStatements()) : OptionalLong.empty();
-    // A phase that never began takes no time; one that never ended lasted until now.
-    long queued = queueNanos >= 0 ? queueNanos : endNanos - calledNanos;
-    long setUp = setupNanos >= 0 ? setupNanos : endNanos - calledNanos - queued;
-    Duration wallTime = setupNanos >= 0 ? Duration.ofNanos(endNanos - guestNanos) : Duration.ZERO;
-    Usage usage = new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(),
-        raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files(), Duration.ofNanos(queued),
-        Duration.ofNanos(setUp));
+    Usage usage = usage(endNanos, statements, raw == null ? 0 : raw.fileBytes(), raw == null ? 0 : raw.files());
     TextSanitizer.Result stdout = output.stdoutSanitized();
     TextSanitizer.Result stderr = output.stderrSanitized();
     int[] errorCounts = new int[4];
@@ -862,6 +853,23 @@ final class GuestRun {
     return api.result(new RunRecord(outcome, limit, value, cleanError, cleanStack, exitStatus, stdout.text(), stderr.text(),
         usage, sanitizedEvents(guard.seal()), rejection, notes, files, missing, guard.runId(),
         guard.label(), output.undeliveredChunks(), guard.droppedEvents(), guard.undeliveredEvents()));
+  }
+
+  /**
+   * The run's usage, ended at {@code endNanos}: a phase that never began takes no time; one that never
+   * ended lasted until then.
+   */
+  private Usage usage(long endNanos, OptionalLong statements, long fileBytes, long files) {
+    long queued = queuedNanos(endNanos);
+    long setUp = setupNanos >= 0 ? setupNanos : endNanos - calledNanos - queued;
+    Duration wallTime = setupNanos >= 0 ? Duration.ofNanos(endNanos - guestNanos) : Duration.ZERO;
+    return new Usage(wallTime, meter.cpuTime(), meter.allocatedBytes(), statements, output.bytesWritten(), fileBytes,
+        files, Duration.ofNanos(queued), Duration.ofNanos(setUp));
+  }
+
+  /** How long the run waited for a turn and a thread, until {@code nowNanos} if it is waiting still. */
+  private long queuedNanos(long nowNanos) {
+    return queueNanos >= 0 ? queueNanos : nowNanos - calledNanos;
   }
 
   private static String sanitized(String text, int[] counts) {
