@@ -10,42 +10,78 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Map;
 import java.util.Set;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
-import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
  * GraalJS has no file API of its own (no {@code fs}, no {@code read} outside experimental shell
  * mode), so JavaScript guests get one function, {@code readText(path)}, that reads a UTF-8 file through
  * the run's {@link GuestFileSystem}: the same mount rules, the same denial events, no other door.
  *
- * <p>The host side only ever receives a string and returns plain strings; a small guest-side wrapper
- * turns failures into ordinary JavaScript {@code Error}s, so no host exception reaches the guest.
+ * <p>The host side receives a string and returns a primitive only: the file's text as a string, or the
+ * index of a failure in {@link Failure} as a number. The guest-side wrapper turns a failure into an
+ * ordinary JavaScript {@code Error} it builds itself, so no host object or host exception ever reaches
+ * the guest. (The host once returned a map proxy, and a getter the guest had put on
+ * {@code Object.prototype} was called with that host object as {@code this}.) The wrapper binds the
+ * intrinsics it uses when it is installed, before any guest code: a guest that later replaces
+ * {@code Error} or {@code Object.defineProperty} changes nothing of it.
  */
 public final class JavaScriptFileApi {
+  /**
+   * Why a read failed: the guest-side error's code and message, by the index the host returns. The
+   * wrapper's table is made from this one, in this order.
+   */
+  enum Failure {
+    NOT_A_PATH("EINVAL", "invalid path: ", false),
+    TOO_LARGE("EFBIG", "file too large: ", false),
+    DENIED("EACCES", "permission denied, open ", true),
+    MISSING("ENOENT", "no such file or directory, open ", true),
+    NOT_TEXT("EILSEQ", "not UTF-8 text: ", false),
+    UNREADABLE("EIO", "cannot read ", true);
+
+    final String code;
+    /** What precedes the path in the message. */
+    final String message;
+    /** Whether the message quotes the path. */
+    final boolean quoted;
+
+    Failure(String code, String message, boolean quoted) {
+      this.code = code;
+      this.message = message;
+      this.quoted = quoted;
+    }
+  }
+
   private static final String WRAPPER = """
       (raw) => {
+        'use strict';
+        const Error_ = Error, TypeError_ = TypeError, define = Object.defineProperty;
+        const failures = FAILURES;
+        const fail = (code, message) => {
+          const e = new Error_(code + ': ' + message);
+          define(e, 'code', { __proto__: null, value: code, writable: true, enumerable: true, configurable: true });
+          return e;
+        };
         const readText = function readText(path) {
-          if (typeof path !== 'string') { throw new TypeError('readText(path): path must be a string'); }
+          if (typeof path !== 'string') { throw new TypeError_('readText(path): path must be a string'); }
           if (path.length > MAX_PATH) {
-            const e = new Error('ENAMETOOLONG: readText(path): a path of ' + path.length + ' characters, longer than '
+            throw fail('ENAMETOOLONG', 'readText(path): a path of ' + path.length + ' characters, longer than '
               + MAX_PATH);
-            e.code = 'ENAMETOOLONG';
-            throw e;
           }
           const r = raw(path);
-          if (r.error !== undefined) { const e = new Error(r.error); e.code = r.code; throw e; }
-          return r.text;
+          if (typeof r === 'string') { return r; }
+          const f = failures[typeof r === 'number' && r >= 0 && r < failures.length ? r : failures.length - 1];
+          throw fail(f[0], f[1] + (f[2] ? "'" + path + "'" : path));
         };
-        Object.defineProperty(globalThis, 'readText', { value: Object.freeze(readText), enumerable: false });
+        define(globalThis, 'readText', { __proto__: null, value: Object.freeze(readText), enumerable: false });
       }""";
 
   /** A constant: the engine keeps a source's compiled code only while the Source object lives. */
-  private static final Source SOURCE = Source.newBuilder("js", WRAPPER.replace("MAX_PATH",
-      String.valueOf(JavaScriptFileApi.MAX_PATH)), "sandbox-file-api.js").internal(true).buildLiteral();
+  private static final Source SOURCE = Source.newBuilder("js", WRAPPER
+      .replace("MAX_PATH", String.valueOf(JavaScriptFileApi.MAX_PATH))
+      .replace("FAILURES", failureTable()), "sandbox-file-api.js").internal(true).buildLiteral();
 
   /**
    * The longest path {@code readText} takes, checked by the guest-side wrapper before the host copies
@@ -66,49 +102,54 @@ public final class JavaScriptFileApi {
       } catch (RuntimeException e) {
         // Anything else the file system throws would reach the guest as a host exception.
         System.getLogger("org.polyglotsandbox").log(System.Logger.Level.ERROR, "readText failed", e);
-        return failure("EIO", "readText failed");
+        return Failure.UNREADABLE.ordinal();
       }
     };
     context.eval(SOURCE).execute(raw);
   }
 
-  private static ProxyObject read(GuestFileSystem fs, String path) {
+  /** The file's text, or the {@link Failure}'s index: a string or an int, nothing else. */
+  private static Object read(GuestFileSystem fs, String path) {
     if (path == null) {
-      return failure("EINVAL", "readText(path): path must be a string");
+      return Failure.NOT_A_PATH.ordinal();
     }
     Path p;
     try {
       p = fs.parsePath(path);
     } catch (RuntimeException e) {
-      return failure("EINVAL", "invalid path: " + path);
+      return Failure.NOT_A_PATH.ordinal();
     }
     try (SeekableByteChannel ch = fs.newByteChannel(p, Set.of(StandardOpenOption.READ))) {
       if (ch.size() > MAX_BYTES) {
-        return failure("EFBIG", "file too large: " + path);
+        return Failure.TOO_LARGE.ordinal();
       }
       ByteBuffer buf = ByteBuffer.allocate((int) ch.size());
       while (buf.hasRemaining() && ch.read(buf) >= 0) {
         // fill
       }
       buf.flip();
-      String text = StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPLACE)
           .onUnmappableCharacter(CodingErrorAction.REPLACE)
           .decode(buf).toString();
-      return ProxyObject.fromMap(Map.of("text", text));
     } catch (AccessDeniedException e) {
-      return failure("EACCES", "permission denied, open '" + path + "'");
+      return Failure.DENIED.ordinal();
     } catch (NoSuchFileException e) {
-      return failure("ENOENT", "no such file or directory, open '" + path + "'");
+      return Failure.MISSING.ordinal();
     } catch (CharacterCodingException e) {
-      return failure("EILSEQ", "not UTF-8 text: " + path);
+      return Failure.NOT_TEXT.ordinal();
     } catch (IOException e) {
-      return failure("EIO", "cannot read '" + path + "'");
+      return Failure.UNREADABLE.ordinal();
     }
   }
 
-  private static ProxyObject failure(String code, String message) {
-    return ProxyObject.fromMap(Map.of("error", code + ": " + message, "code", code));
+  /** {@link Failure} as a JavaScript array literal of [code, message, quoted] triples. */
+  private static String failureTable() {
+    StringBuilder table = new StringBuilder("[");
+    for (Failure f : Failure.values()) {
+      table.append(table.length() > 1 ? ", " : "").append("['").append(f.code).append("', '")
+          .append(f.message).append("', ").append(f.quoted).append(']');
+    }
+    return table.append(']').toString();
   }
-
 }

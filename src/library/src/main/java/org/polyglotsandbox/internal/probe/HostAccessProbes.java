@@ -25,6 +25,8 @@ final class HostAccessProbes {
     out.add(Probe.js("js.host.graal-object", HOST_ACCESS, CLASS_LOOKUP).code(JS_HOST_GRAAL_OBJECT));
     out.add(Probe.js("js.reflect.globals", HOST_REFLECTION, HELD_VALUES).code(JS_REFLECT_GLOBALS));
     out.add(Probe.js("js.reflect.read-text", HOST_REFLECTION, HELD_VALUES).code(JS_REFLECT_READ_TEXT));
+    out.add(Probe.js("js.reflect.read-text-answers", HOST_REFLECTION, HELD_VALUES)
+        .code(JS_REFLECT_READ_TEXT_ANSWERS.formatted(readablePaths(b))));
     out.add(Probe.js("js.reflect.error-stacks", HOST_REFLECTION, HELD_VALUES).code(JS_REFLECT_ERROR_STACKS));
     out.add(Probe.js("js.reflect.inputs", HOST_REFLECTION, HELD_VALUES).code(JS_REFLECT_INPUTS));
     if (!b.policy().tools().isEmpty()) {
@@ -54,6 +56,14 @@ final class HostAccessProbes {
       out.add(Probe.py("py.reflect.tool-result", HOST_REFLECTION, HELD_VALUES).toolEvent(tool)
           .code(PY_REFLECT_TOOL_RESULT));
     }
+  }
+
+  /** The guest paths of the mounts' sample files that the policy lets a guest read, as a JavaScript array. */
+  private static String readablePaths(ProbeBattery b) {
+    return b.fixtures().mounts.stream()
+        .filter(m -> m.sample() != null && m.allows(org.polyglotsandbox.Operation.FILE_READ))
+        .map(m -> ProbeBattery.quote(m.sample().guestPath()))
+        .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
   }
 
   // ---- guest code: JavaScript
@@ -102,6 +112,37 @@ final class HostAccessProbes {
       try { readText('/etc/passwd'); } catch (e) { seen.push(e, Object.getPrototypeOf(e)); }
       const found = seen.filter(hostish);
       return found.length === 0 ? 'blocked: readText and its errors are plain JavaScript' : 'reachable: ' + found;""";
+
+  /**
+   * Getters on {@code Object.prototype} for every name an answer of the file API could be asked for: a
+   * getter called with a receiver that is no guest value (writing to it fails with the engine's
+   * message) is a host object handed to the guest. The paths are the readable mounts' samples (a
+   * successful read once handed over a host map), then a denied path.
+   */
+  static final String JS_REFLECT_READ_TEXT_ANSWERS = JS_HOSTISH + """
+      const names = ['text', 'error', 'code', 'message', 'value', 'then', 'length'];
+      const receivers = [];
+      for (const n of names) {
+        Object.defineProperty(Object.prototype, n, { __proto__: null, configurable: true,
+          get() { if (this !== Object.prototype) { receivers.push(this); } return undefined; } });
+      }
+      let read = 0;
+      try {
+        for (const p of %s) { try { readText(p); read++; } catch (e) { receivers.push(e); } }
+        try { readText('/etc/passwd'); } catch (e) { receivers.push(e); }
+      } finally {
+        for (const n of names) { delete Object.prototype[n]; }
+      }
+      const foreign = (v) => {
+        if (hostish(v)) { return true; }
+        if (v === null || typeof v !== 'object') { return false; }
+        try { (function () { 'use strict'; v.__probeWrite = 1; delete v.__probeWrite; })(); return false; }
+        catch (e) { return /graalvm|polyglot|proxy|writeMember|not supported/i.test(String(e)); }
+      };
+      const found = receivers.filter(foreign);
+      return found.length === 0
+        ? 'blocked: readText handed over only guest values (' + read + ' files read, ' + receivers.length + ' values seen)'
+        : 'reachable: a host object answered readText: ' + found.map(v => Object.prototype.toString.call(v)).join(', ');""";
 
   static final String JS_REFLECT_ERROR_STACKS = """
       const stacks = [];
