@@ -33,40 +33,55 @@ final class JavaScriptEventLoop {
   /** How long the guest's thread sleeps at most before it looks at its limits again. */
   private static final long SLICE_MILLIS = 20;
 
+  // Every intrinsic it calls is bound here, before any guest code: a guest that replaces Math.max, Number,
+  // Map.prototype.values or an iterator's next changes nothing of it (replacing Math.max once ended a run
+  // with a timer pending INTERNAL_ERROR, the host reading the replacement's answer as the wait). The timers
+  // live in an object with no prototype, whose own data properties no getter or setter on a prototype
+  // intercepts.
   private static final Source SOURCE = Source.newBuilder("js", """
       (() => {
-        const timers = new Map();
-        const now = Date.now;
-        const apply = Reflect.apply;
+        'use strict';
+        const now = Date.now, apply = Reflect.apply, ceil = Math.ceil, toNumber = Number;
+        const TypeError_ = TypeError, RangeError_ = RangeError, define = Object.defineProperty;
+        const freeze = Object.freeze;
+        const timers = Object.create(null);
         const max = %d;
-        let seq = 0;
+        let seq = 0, pending = 0;
         const add = (name, fn, ms, args, repeat) => {
           if (typeof fn !== 'function') {
-            throw new TypeError(name + ': the callback must be a function (code strings are not run)');
+            throw new TypeError_(name + ': the callback must be a function (code strings are not run)');
           }
-          if (timers.size >= max) {
-            throw new RangeError(name + ': ' + max + ' timers are pending already, the most a run may have');
+          if (pending >= max) {
+            throw new RangeError_(name + ': ' + max + ' timers are pending already, the most a run may have');
           }
-          let delay = Number(ms);
+          let delay = toNumber(ms);
           if (!(delay >= 1) || delay > 2147483647) { delay = repeat ? 1 : 0; }
           const id = ++seq;
-          timers.set(id, {id, at: now() + delay, order: id, fn, args, every: repeat ? delay : -1});
+          timers[id] = {id, at: now() + delay, order: id, fn, args, every: repeat ? delay : -1};
+          pending++;
           return id;
         };
-        const clear = (id) => { timers.delete(Number(id)); };
+        const remove = (id) => {
+          if (id in timers) { delete timers[id]; pending--; }
+        };
+        const clear = (id) => {
+          const n = toNumber(id);
+          if (n === n && n >= 1 && n <= seq && ceil(n) === n) { remove(n); }
+        };
         const globals = {
           setTimeout: function setTimeout(fn, ms, ...args) { return add('setTimeout', fn, ms, args, false); },
           setInterval: function setInterval(fn, ms, ...args) { return add('setInterval', fn, ms, args, true); },
           clearTimeout: function clearTimeout(id) { clear(id); },
           clearInterval: function clearInterval(id) { clear(id); },
         };
-        for (const name of Object.keys(globals)) {
-          Object.defineProperty(globalThis, name, {value: Object.freeze(globals[name]), writable: true,
-            configurable: true, enumerable: false});
+        for (const name in globals) {
+          define(globalThis, name, {value: freeze(globals[name]), writable: true, configurable: true,
+            enumerable: false});
         }
         const earliest = () => {
           let best = null;
-          for (const t of timers.values()) {
+          for (const id in timers) {
+            const t = timers[id];
             if (best === null || t.at < best.at || (t.at === best.at && t.order < best.order)) { best = t; }
           }
           return best;
@@ -86,13 +101,18 @@ final class JavaScriptEventLoop {
         };
         return [
           subscribe,
-          // Milliseconds until the earliest timer is due (0: now), or -1 if none is pending.
-          () => { const t = earliest(); return t === null ? -1 : Math.max(0, t.at - now()); },
+          // Whole milliseconds until the earliest timer is due (0: now), or -1 if none is pending.
+          () => {
+            const t = earliest();
+            if (t === null) { return -1; }
+            const left = t.at - now();
+            return left > 0 ? ceil(left) : 0;
+          },
           // Runs the earliest timer if it is due.
           () => {
             const t = earliest();
             if (t === null || t.at > now()) { return; }
-            if (t.every >= 0) { t.at = now() + t.every; t.order = ++seq; } else { timers.delete(t.id); }
+            if (t.every >= 0) { t.at = now() + t.every; t.order = ++seq; } else { remove(t.id); }
             apply(t.fn, undefined, t.args);
           },
         ];
@@ -132,7 +152,8 @@ final class JavaScriptEventLoop {
    * @return false if no timer was pending, or the wait was stopped (the run's limits end it then)
    */
   boolean runNext(BooleanSupplier stopped) {
-    long wait = untilNext.execute().asLong();
+    Value until = untilNext.execute();
+    long wait = until.fitsInLong() ? until.asLong() : -1;
     if (wait < 0) {
       return false;
     }
