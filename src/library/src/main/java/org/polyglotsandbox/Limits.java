@@ -123,14 +123,28 @@ public final class Limits {
     return maxResultNodes;
   }
 
-  /** How deeply lists and maps may nest in the copied-out result. */
+  /**
+   * The deepest {@link #maxResultDepth()} may be: 400, so that a result's JSON, inside the CLI's or an MCP
+   * answer's envelope, stays within the 500 levels a default Jackson 3 reader accepts.
+   */
+  public static final int MAX_RESULT_DEPTH = 400;
+
+  /** How deeply lists and maps may nest in the copied-out result; at most {@value #MAX_RESULT_DEPTH}. */
   public int maxResultDepth() {
     return maxResultDepth;
   }
 
   /**
-   * Characters one string, map key or number in the copied-out result may have. Checked before the
-   * string is copied: a huge guest string never reaches the host heap.
+   * The most {@link #maxResultStringLength()} may be: 20,000,000 characters, the longest string a default
+   * Jackson 2 or 3 reader accepts.
+   */
+  public static final int MAX_RESULT_STRING_LENGTH = 20_000_000;
+
+  /**
+   * Characters one string, map key or number in the copied-out result may have, at most
+   * {@value #MAX_RESULT_STRING_LENGTH}. Checked before the string is copied: a huge guest string never
+   * reaches the host heap. Whatever this is, a key may have at most 50,000 characters and an integer
+   * 1,000 digits, what a default JSON reader accepts; a result with a longer one is rejected.
    */
   public int maxResultStringLength() {
     return maxResultStringLength;
@@ -337,8 +351,10 @@ public final class Limits {
     /** @see Limits#maxResultDepth() */
     public Builder maxResultDepth(int depth) {
       requirePositive("maxResultDepth", depth);
-      if (depth > 1000) {
-        throw new IllegalArgumentException("maxResultDepth (" + depth + ") must be at most 1000");
+      if (depth > MAX_RESULT_DEPTH) {
+        throw new IllegalArgumentException("maxResultDepth (" + depth + ") must be at most " + MAX_RESULT_DEPTH
+            + ": a JSON reader with its default bounds reads no deeper (Jackson 3: 500 levels, with the"
+            + " envelope around the value)");
       }
       this.maxResultDepth = depth;
       return this;
@@ -347,6 +363,10 @@ public final class Limits {
     /** @see Limits#maxResultStringLength() */
     public Builder maxResultStringLength(int chars) {
       requirePositive("maxResultStringLength", chars);
+      if (chars > MAX_RESULT_STRING_LENGTH) {
+        throw new IllegalArgumentException("maxResultStringLength (" + chars + ") must be at most "
+            + MAX_RESULT_STRING_LENGTH + ": a JSON reader with its default bounds reads no longer string");
+      }
       this.maxResultStringLength = chars;
       return this;
     }

@@ -126,7 +126,7 @@ class PolicyFileTest {
       `{"limits": {"maxStatements": 0}}`            | policy.json: limits.maxStatements: maxStatements (0) must be positive
       `{"limits": {"maxStatements": 99999999999999999999}}` | policy.json: limits.maxStatements: 99999999999999999999 is too large
       `{"limits": {"maxResultDepth": 5000000000}}`  | policy.json: limits.maxResultDepth: 5000000000 is out of range
-      `{"limits": {"maxResultDepth": 2000}}`        | policy.json: limits.maxResultDepth: maxResultDepth (2000) must be at most 1000
+      `{"limits": {"maxResultDepth": 2000}}`        | policy.json: limits.maxResultDepth: maxResultDepth (2000) must be at most 400: a JSON reader with its default bounds reads no deeper (Jackson 3: 500 levels, with the envelope around the value)
       `{"limits": {"stackSize": "8 MB"}}`           | policy.json: limits.stackSize: '8 MB' is not a size
       `{"limits": {"stackSize": "100k"}}`           | policy.json: limits.stackSize: stackSize (102400) must be between
       `{"limits": []}`                              | policy.json: limits: [] is not a JSON object

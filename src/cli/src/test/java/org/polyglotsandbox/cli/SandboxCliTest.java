@@ -46,6 +46,17 @@ class SandboxCliTest {
   // ---- exit statuses ----
 
   @Test
+  void aResultKeyOrIntegerJsonReadersRefuse_exitsFourWithOneJsonObject() throws IOException {
+    for (String code : new String[] {"const o = {}; o['k'.repeat(60000)] = 1; o", "({n: 10n ** 1500n})"}) {
+      CliRun r = run(file("big.js", code), "--json");
+      assertThat(r.status()).as(r.toString()).isEqualTo(4);
+      JsonNode result = JSON.readTree(r.out());
+      assertThat(result.get("outcome").asText()).isEqualTo("OUTPUT_REJECTED");
+      assertThat(result.get("error").asText()).contains("a JSON reader accepts");
+    }
+  }
+
+  @Test
   void pythonPath_letsTheProgramImportAMountedPackage_andABadDirectoryIsAUsageError() throws IOException {
     file("lib/tally/__init__.py", "def total(xs):\n    return sum(xs)\n");
     String mount = dir.resolve("lib") + ":/pkgs";

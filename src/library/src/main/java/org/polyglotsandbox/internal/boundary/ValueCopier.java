@@ -36,6 +36,16 @@ public final class ValueCopier {
   /** How much of a guest type's name a message shows. */
   private static final int KIND_SHOWN = 40;
   private static final int MESSAGE_SHOWN = 300;
+  /**
+   * The longest key and the most digits of an integer that the copy lets out, whatever the caps: what a
+   * JSON reader with its default bounds accepts (Jackson 2 and 3 refuse a longer name or number; the
+   * library's JSON of a result is read by the CLI, the MCP server and the embedder's own stack). One
+   * bound, checked here: a result that breaks it is refused, naming the path, instead of failing later
+   * in whoever parses its JSON.
+   */
+  public static final int MAX_KEY_LENGTH = 50_000;
+  /** @see #MAX_KEY_LENGTH */
+  public static final int MAX_INTEGER_DIGITS = 1_000;
 
   private final Language language;
   private final int maxNodes;
@@ -277,8 +287,18 @@ public final class ValueCopier {
         }
         long digits = bits * 30103 / 100000 + 1;
         checkText(digits, "a number", "digits");
+        long fewest = bits <= 1 ? 1 : (bits - 1) * 30103 / 100000 + 1; // 2^(bits-1) has this many
+        if (fewest > MAX_INTEGER_DIGITS) {
+          throw tooManyDigits("more than " + MAX_INTEGER_DIGITS);
+        }
         BigInteger b = v.asBigInteger();
         chars += digits;
+        if (digits > MAX_INTEGER_DIGITS) { // near the bound: count them (at most a thousand or so)
+          int exact = b.abs().toString().length();
+          if (exact > MAX_INTEGER_DIGITS) {
+            throw tooManyDigits(String.valueOf(exact));
+          }
+        }
         return b;
       }
     }
@@ -365,7 +385,7 @@ public final class ValueCopier {
       if (!k.isString()) {
         throw reject(Reason.UNREADABLE, "it lists a key that is not a string", "could not be read");
       }
-      String key = string(k, "a key");
+      String key = keyText(string(k, "a key"));
       if (++nodes > maxNodes) {
         throw tooMany();
       }
@@ -384,12 +404,27 @@ public final class ValueCopier {
   private String key(Value k, int depth) {
     Object key = copy(k, depth + 1);
     if (key instanceof String s) {
-      return s;
+      return keyText(s);
     }
     String s = key == SKIP ? text(k) : String.valueOf(key);
     checkText(s.length(), "a key");
     chars += s.length();
-    return s;
+    return keyText(s);
+  }
+
+  private ValueRejectedException tooManyDigits(String digits) {
+    return reject(Reason.STRING_TOO_LONG, "an integer of " + digits + " digits, more than the "
+        + MAX_INTEGER_DIGITS + " a JSON reader accepts (return it as a string)",
+        "hold an integer of more than " + MAX_INTEGER_DIGITS + " digits");
+  }
+
+  /** {@code key}, if no longer than {@link #MAX_KEY_LENGTH}. */
+  private String keyText(String key) {
+    if (key.length() > MAX_KEY_LENGTH) {
+      throw reject(Reason.STRING_TOO_LONG, "a key of " + key.length() + " characters, longer than the "
+          + MAX_KEY_LENGTH + " a JSON reader accepts", "hold a key longer than " + MAX_KEY_LENGTH + " characters");
+    }
+    return key;
   }
 
   private static void put(Map<String, Object> out, String key, Object value) {
