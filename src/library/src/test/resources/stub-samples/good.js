@@ -16,8 +16,9 @@ let failure = '';
 try {
   tools.kv.get({key: ''});
 } catch (e) {
-  const error = /** @type {ToolError} */ (e);
-  failure = error.name + ':' + error.code;
+  if (e instanceof ToolError) {
+    failure = e.name + ':' + e.code;
+  }
 }
 ({keys: put.keys, got: got === null ? null : got.length, utc: now.utc.length, count, total, failure,
   odd: tools.odd.names({'not-an-identifier': 1, 'class': 'x'})})

@@ -12,8 +12,8 @@ for order in found + closed:
 failure = ""
 try:
     tools.kv.get(key="")
-except RuntimeError as e:
-    failure = type(e).__name__ + ":" + str(getattr(e, "code"))
+except ToolError as e:
+    failure = type(e).__name__ + ":" + e.code
 odd = tools.odd.names({"not-an-identifier": 1, "class": "x"})
 summary = {"keys": put["keys"], "got": None if got is None else len(got), "utc": len(now["utc"]),
            "count": count, "total": total, "failure": failure, "odd": odd}

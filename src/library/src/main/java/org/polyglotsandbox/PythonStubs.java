@@ -124,7 +124,7 @@ final class PythonStubs {
             class ToolError(RuntimeError):
                 ""\"A failed tool call, raised by tools.NAME(...).
 
-                Not a global name: catch RuntimeError and check type(e).__name__ == "ToolError".
+                A builtin name in every module: except ToolError as e.
                 ""\"
 
                 code: str

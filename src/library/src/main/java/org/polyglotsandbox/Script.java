@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.polyglotsandbox.ExecutionResult.OutputFile;
@@ -32,7 +31,7 @@ import org.polyglotsandbox.internal.spi.RunFile;
 public final class Script {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
   /** Globals the sandbox defines itself: an input of the same name would hide them, or fail to bind. */
-  private static final Set<String> RESERVED = Set.of("tools", "readText");
+  private static final Set<String> RESERVED = Set.of("tools", "readText", "ToolError");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,128}");
   static final int MAX_LABEL_CHARS = 128;
   /** Guest paths a script may declare as output files. */
@@ -258,8 +257,8 @@ public final class Script {
         throw new IllegalArgumentException("input name '" + k + "' is not a valid identifier");
       }
       if (RESERVED.contains(k)) {
-        throw new IllegalArgumentException("input name '" + k + "' is reserved: the sandbox defines "
-            + String.join(" and ", new TreeSet<>(RESERVED)) + " itself");
+        throw new IllegalArgumentException("input name '" + k + "' is reserved: the sandbox defines ToolError,"
+            + " readText and tools itself");
       }
       copy.put(k, v);
     });

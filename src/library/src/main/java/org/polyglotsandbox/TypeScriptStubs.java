@@ -28,10 +28,11 @@ final class TypeScriptStubs {
         .append(".\n// Arguments are still validated against the schemas when called.\n\n");
     out.append("""
         /**
-         * A failed tool call, thrown by `tools.NAME(...)`. Not a global name: recognise it by
-         * `e.name === "ToolError"`.
+         * A failed tool call, thrown by `tools.NAME(...)`: a global class, so
+         * `e instanceof ToolError` and `e.name === "ToolError"` both tell it.
          */
-        interface ToolError extends Error {
+        declare class ToolError extends Error {
+          private constructor();
           readonly name: "ToolError";
           /**
            * Why the call failed: "invalid_arguments", "invalid_result", "denied", "failed", "timeout",

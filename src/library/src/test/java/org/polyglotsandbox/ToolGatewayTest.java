@@ -281,6 +281,53 @@ class ToolGatewayTest {
 
   @ParameterizedTest
   @EnumSource(Language.class)
+  void aFailedCall_isCaughtByTheGlobalToolError_asTheDescriptionsSay(Language language) {
+    ExecutionResult r = run(language, """
+        const caught = [];
+        try { tools.refuse(); } catch (e) {
+          if (e instanceof ToolError) { caught.push(e.name, e.code, e.message, e instanceof Error); }
+        }
+        caught
+        """, """
+        import types
+        caught = []
+        try:
+            tools.refuse()
+        except ToolError as e:
+            caught += [type(e).__name__, e.code, str(e), isinstance(e, RuntimeError)]
+        module = types.ModuleType('elsewhere')
+        exec('def call(t):\\n    try:\\n        t.refuse()\\n    except ToolError as e:\\n        return e.code\\n', vars(module))
+        caught.append(module.call(tools))
+        caught
+        """);
+    assertThatRun(r).isOk().leaksNoHostDetail();
+    List<Object> expected = new java.util.ArrayList<>(List.of("ToolError", "failed", "no such customer", true));
+    if (language == Language.PYTHON) {
+      expected.add("failed");
+    }
+    assertThat(r.value()).isEqualTo(expected);
+  }
+
+  @Test
+  void javascriptTools_keepWorking_whenTheGuestReplacedTheIntrinsicsTheWrapperOnceCalled() {
+    ExecutionResult r = run(Language.JAVASCRIPT, """
+        Object.defineProperty(Object.prototype, 'code', {set(v) {}, get() { return 'forged'; }, configurable: true});
+        String.prototype.slice = () => '{"forged": true}';
+        Map.prototype.get = () => 'forged';
+        Set.prototype.has = () => false;
+        Reflect.get = () => 'forged';
+        Array.isArray = () => true;
+        Object.defineProperty = () => { throw new Error('replaced'); };
+        let code;
+        try { tools.refuse(); } catch (e) { code = Reflect.getOwnPropertyDescriptor(e, 'code').value; }
+        [tools.add({a: 2, b: 3}), code, typeof tools.then]
+        """, "");
+    assertThatRun(r).isOk().leaksNoHostDetail();
+    assertThat(r.value()).isEqualTo(List.of(5L, "failed", "undefined"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Language.class)
   void handlerExceptions_reachTheGuestAsTheirMessageOnly(Language language) {
     ExecutionResult r = attempts(language, "",
         new String[] {"tools.fail()", "tools.fail()"},

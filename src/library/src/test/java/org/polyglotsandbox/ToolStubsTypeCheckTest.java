@@ -139,7 +139,7 @@ class ToolStubsTypeCheckTest {
   void python_correctProgramTypeChecks_andRunsOk() throws Exception {
     String mypy = mypy();
     Path dir = write("sandbox_tools.pyi", sandbox.toolStubs(Language.PYTHON));
-    Files.writeString(dir.resolve("good.py"), "from sandbox_tools import tools\n" + sample("good.py"));
+    Files.writeString(dir.resolve("good.py"), "from sandbox_tools import tools, ToolError\n" + sample("good.py"));
     Checked r = exec(dir, mypy, "--strict", "--no-incremental", "--python-version", "3.11", "good.py");
     assertThat(r.output()).startsWith("Success");
     assertThat(r.status()).isZero();

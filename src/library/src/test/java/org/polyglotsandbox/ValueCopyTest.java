@@ -127,10 +127,10 @@ class ValueCopyTest {
         .hasMessage("input v is 1E+400, beyond the range of a double: a guest would read it as Infinity");
     assertThatThrownBy(() -> Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("not an id", 1)))
         .hasMessageContaining("'not an id'");
-    for (String reserved : List.of("tools", "readText")) {
+    for (String reserved : List.of("tools", "readText", "ToolError")) {
       assertThatThrownBy(() -> Script.of(Language.PYTHON, "1").withInputs(Map.of(reserved, 1)))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("input name '" + reserved + "' is reserved: the sandbox defines readText and tools itself");
+          .hasMessage("input name '" + reserved + "' is reserved: the sandbox defines ToolError, readText and tools itself");
     }
   }
 }

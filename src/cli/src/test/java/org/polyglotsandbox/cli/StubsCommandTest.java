@@ -45,7 +45,7 @@ class StubsCommandTest {
     CliRun r = CliRun.of("stubs", "--lang", "ts");
 
     assertThat(r.status()).as(r.toString()).isZero();
-    assertThat(r.out()).contains("interface ToolError extends Error", "interface Tools {\n}");
+    assertThat(r.out()).contains("declare class ToolError extends Error", "interface Tools {\n}");
   }
 
   @Test

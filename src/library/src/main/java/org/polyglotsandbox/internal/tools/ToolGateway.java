@@ -76,45 +76,63 @@ public final class ToolGateway {
   /** How often a guest thread waiting for a handler checks whether its run was cancelled. */
   private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+  /**
+   * Defines {@code tools} and the global {@code ToolError}. Every intrinsic it calls later is bound here,
+   * before any guest code: a guest that replaces {@code String.prototype.slice}, {@code Map.prototype.get},
+   * {@code Reflect.get} or {@code Object.defineProperty} changes nothing of it, and its tables have no
+   * prototype, so no getter or setter a guest puts on one is consulted.
+   */
   private static final String JAVASCRIPT_WRAPPER = """
       (raw, parse) => {
         'use strict';
-        const hidden = new Set(['then', 'toJSON', 'toString', 'valueOf', 'constructor', 'prototype']);
-        const native = new Set(['call', 'apply', 'bind']);
+        const slice = Function.prototype.call.bind(String.prototype.slice);
+        const isArray = Array.isArray, get = Reflect.get, define = Object.defineProperty, Proxy_ = Proxy;
+        const TypeError_ = TypeError;
+        const hidden = { __proto__: null, then: true, toJSON: true, toString: true, valueOf: true, constructor: true,
+          prototype: true };
+        const native = { __proto__: null, call: true, apply: true, bind: true };
         class ToolError extends Error {
-          constructor(message, code) { super(message); this.code = code; }
+          constructor(message, code) {
+            super(message);
+            define(this, 'code', { __proto__: null, value: code, writable: true, enumerable: true, configurable: true });
+          }
           get name() { return 'ToolError'; }
         }
         const readOnly = { set() { return false; }, defineProperty() { return false; },
           deleteProperty() { return false; }, setPrototypeOf() { return false; } };
-        const nodes = new Map();
+        const nodes = { __proto__: null };
+        let kept = 0;
         const node = (name) => {
-          const known = nodes.get(name);
+          const known = nodes[name];
           if (known !== undefined) { return known; }
           const call = (args) => {
             if (args === undefined) { args = {}; }
-            else if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-              throw new TypeError("tools['" + name + "'](args): args must be an object such as {key: 'a'}");
+            else if (args === null || typeof args !== 'object' || isArray(args)) {
+              throw new TypeError_("tools['" + name + "'](args): args must be an object such as {key: 'a'}");
             }
             const r = raw(name, args);
-            const body = parse(r.slice(1));
+            const body = parse(slice(r, 1));
             if (r[0] === 'R') { return body; }
             throw new ToolError(body.message, body.code);
           };
-          const proxy = new Proxy(call, { ...readOnly, get(target, key) {
-            if (typeof key !== 'string' || hidden.has(key) || key[0] === '_') { return undefined; }
-            if (native.has(key)) { return Reflect.get(target, key); }
+          const proxy = new Proxy_(call, { ...readOnly, get(target, key) {
+            if (typeof key !== 'string' || hidden[key] === true || key[0] === '_') { return undefined; }
+            if (native[key] === true) { return get(target, key); }
             return node(name + '.' + key);
           } });
-          if (nodes.size < 256) { nodes.set(name, proxy); }
+          if (kept < 256) { nodes[name] = proxy; kept++; }
           return proxy;
         };
-        const root = new Proxy(Object.freeze(Object.create(null)), { ...readOnly, get(target, key) {
-          if (typeof key !== 'string' || hidden.has(key) || native.has(key) || key[0] === '_') { return undefined; }
+        const root = new Proxy_(Object.freeze(Object.create(null)), { ...readOnly, get(target, key) {
+          if (typeof key !== 'string' || hidden[key] === true || native[key] === true || key[0] === '_') {
+            return undefined;
+          }
           return node(key);
         } });
-        Object.defineProperty(globalThis, 'tools', { value: root, enumerable: false, writable: false,
+        define(globalThis, 'tools', { __proto__: null, value: root, enumerable: false, writable: false,
           configurable: false });
+        define(globalThis, 'ToolError', { __proto__: null, value: ToolError, enumerable: false, writable: true,
+          configurable: true });
       }""";
 
   /**
@@ -144,7 +162,9 @@ public final class ToolGateway {
               def __init__(self, message, code):
                   RuntimeError_.__init__(self, message)
                   self.code = code
-          ToolError.__module__ = 'tools'
+          ToolError.__module__ = 'builtins'
+          # A builtin name, like the language's own exceptions: 'except ToolError' works in every module.
+          __import__('builtins').ToolError = ToolError
           class Tool:
               __slots__ = ('_Tool__name',)
               def __init__(self, name):
