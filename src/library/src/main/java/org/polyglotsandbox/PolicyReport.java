@@ -238,7 +238,9 @@ public final class PolicyReport {
     out.add(denied(Operation.HOST_INFO, "<user, process, kernel, host name, CPUs>",
         python ? List.of(Layer.PROCESS_SHIELD) : PERMISSIONS, python
         ? "Python sees a fixed identity instead (uid and gid 1000, user sandbox, home /home/sandbox, pid 2,"
-            + " kernel 6.0.0-sandbox, host name sandbox, 1 CPU, no load average); JavaScript has no such API"
+            + " kernel 6.0.0-sandbox, host name sandbox, 1 CPU, no load average), the run's own CPU time and no"
+            + " resident set in time.process_time and resource.getrusage, and no Java class name or JDK version"
+            + " through __graalpython__; JavaScript has no such API"
         : "GraalJS has no process, os or host object, and its frames name no host path"));
     if (python) {
       out.add(denied(Operation.HOST_INFO, "<interpreter paths>", VFS,
@@ -350,12 +352,13 @@ public final class PolicyReport {
             + " guest's thread only while the program awaits, and dropped with its context"));
     out.add(denied(Operation.PROCESS_STATE, "default time zone",
         python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
-        "every run's time zone is UTC" + (python ? "; time.tzset does nothing (GraalPy's would set the JVM's"
-            + " default time zone)" : "")));
+        "every run's time zone is UTC, on every route to it (strftime's %Z, localtime, datetime, Date, Intl)"
+            + (python ? "; time.tzset does nothing (GraalPy's would set the JVM's default time zone)" : "")));
     out.add(denied(Operation.PROCESS_STATE, "locale",
         python ? List.of(Layer.PROCESS_SHIELD, Layer.CONTEXT_PERMISSIONS) : PERMISSIONS,
-        python ? "every run starts in the C locale, never the host's (only format(x, 'n') follows the JVM's"
-            + " default); locale.setlocale changes the run's own locale, never the JVM's"
+        python ? "every run starts in the C locale, never the host's, and strftime, calendar and strptime use its"
+            + " English names (only format(x, 'n') follows the JVM's default); locale.setlocale changes the run's"
+            + " own locale, never the JVM's"
             : "every run's locale is en-US, never the host's; no guest API changes the JVM's default"));
     out.add(denied(Operation.PROCESS_STATE, "umask", PERMISSIONS,
         "Python's os.umask is emulated per context by GraalPy's Java posix layer"));

@@ -1,12 +1,15 @@
 package org.polyglotsandbox;
 
 import java.util.Locale;
+import java.util.TimeZone;
 
 /**
  * Entry point for {@link GuestLocaleForkedTest}, run in a JVM whose default locale is German
- * ({@code -Duser.language=de -Duser.country=DE}): prints the JVM's own formatting ({@code HOST ...}),
- * then what a JavaScript and a Python guest see of the locale, one line each ({@code JS ...},
- * {@code PY ...}, the values joined with {@code " | "}).
+ * and time zone Los Angeles ({@code -Duser.language=de -Duser.country=DE
+ * -Duser.timezone=America/Los_Angeles}): prints the JVM's own formatting ({@code HOST ...}) and zone
+ * ({@code HOSTZONE ...}), then what a JavaScript and a Python guest see of the locale ({@code JS ...},
+ * {@code PY ...}) and of the zone and the names of days and months ({@code JSZONE ...},
+ * {@code PYZONE ...}), one line each, the values joined with {@code " | "}).
  */
 public final class GuestLocaleMain {
   private GuestLocaleMain() {}
@@ -29,6 +32,27 @@ public final class GuestLocaleMain {
               time.strftime('%c', time.gmtime(0)), locale.setlocale(locale.LC_ALL, ''), locale.getlocale(),
               _locale.setlocale(_locale.LC_NUMERIC, ''), locale.str(2.5)])""");
       System.out.println("PY " + describe(py));
+      System.out.println("HOSTZONE " + TimeZone.getDefault().getID());
+      ExecutionResult jsZone = sandbox.run(Language.JAVASCRIPT, """
+          [new Date(0).toString(), new Date(0).getTimezoneOffset(), Intl.DateTimeFormat().resolvedOptions().timeZone,
+           new Date(0).toLocaleDateString(undefined, {weekday: 'long', month: 'long', day: 'numeric'})].join(' | ')""");
+      System.out.println("JSZONE " + describe(jsZone));
+      // Every route GraalPy offers to the zone and to day and month names, and the build line, whose date
+      // GraalPy wrote in the JVM's default zone.
+      ExecutionResult pyZone = sandbox.run(Language.PYTHON, """
+          import time, datetime, calendar, platform, sys
+          def attempt(f):
+              try:
+                  return str(f())
+              except ValueError as e:
+                  return 'ValueError'
+          ' | '.join(str(v) for v in [time.strftime('%Z %z', time.localtime(0)), time.strftime('%Z'), time.tzname,
+              time.timezone, time.localtime().tm_zone, str(datetime.datetime.now().astimezone().tzinfo),
+              datetime.datetime.fromtimestamp(0).astimezone().isoformat(), time.strftime('%A %B %a %b %c', time.gmtime(0)),
+              tuple(time.strptime('Thursday January 1 1970', '%A %B %d %Y'))[:3], attempt(lambda: time.strptime('Donnerstag', '%A')),
+              list(calendar.day_name)[:2], list(calendar.month_abbr)[1:4], datetime.date(1970, 1, 1).strftime('%A %d. %B'),
+              platform.python_build()[1], sys.version.splitlines()[0]])""");
+      System.out.println("PYZONE " + describe(pyZone));
     }
   }
 

@@ -10,6 +10,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Operation;
 import org.polyglotsandbox.internal.EnforcementSink;
 import org.polyglotsandbox.internal.boundary.GuestFunction;
+import org.polyglotsandbox.internal.limits.RunGuard;
 
 /**
  * GraalPy's process-wide operations and host identity, replaced inside each Python context before any
@@ -20,9 +21,13 @@ import org.polyglotsandbox.internal.boundary.GuestFunction;
  * raise real signals at the JVM, {@code signal.raise_signal} with a real signal (SIGTERM ends the JVM),
  * and {@code time.tzset} with {@code TimeZone.setDefault}; and it answers {@code os.getuid},
  * {@code os.getpid}, {@code os.uname}, {@code pwd} and {@code socket.gethostname} with the host's
- * values. No GraalPy option that would change this is accepted under CONSTRAINED, so this class
- * replaces those functions in the builtin modules themselves ({@code _signal}, {@code signal},
- * {@code posix}, {@code os}, {@code time}, {@code pwd}, {@code _socket}, {@code _thread}).
+ * values. Its {@code time}, {@code resource} and {@code __graalpython__} modules answer for the whole
+ * JVM or the host: CPU time and resident set of the JVM, the host's CPU count, Java class names, the
+ * JVM's version, and day, month and zone names in the JVM's default locale and zone. No GraalPy option
+ * that would change this is accepted under CONSTRAINED, so this class replaces those functions in the
+ * builtin modules themselves ({@code _signal}, {@code signal}, {@code posix}, {@code os}, {@code time},
+ * {@code pwd}, {@code _socket}, {@code _thread}, {@code resource}, {@code __graalpython__}, and
+ * {@code sys.version}).
  *
  * <p>The replacements keep no reference to the originals (a guest can read closures, globals and
  * defaults), and a builtin module exists once per context, so re-importing or reloading it gives the
@@ -40,6 +45,25 @@ import org.polyglotsandbox.internal.boundary.GuestFunction;
  *       {@value #KERNEL_RELEASE}, one CPU, no load average; the locale {@code C} (GraalPy starts a
  *       context in the JVM's default locale, the host's). What it cannot reach: GraalPy formats
  *       {@code format(x, 'n')} with the JVM's default locale whatever the context's;
+ *   <li>the run's own figures: {@code time.process_time(_ns)}, {@code thread_time(_ns)} and
+ *       {@code resource.getrusage(RUSAGE_SELF)} and {@code (RUSAGE_THREAD)} give the CPU time of the
+ *       run's guest thread since the program started ({@link RunGuard#guestCpuNanos()}, the figure the
+ *       result's usage reports; 0 while the context is made), system time 0, {@code ru_maxrss} 0 (the
+ *       sandbox has no per-run resident set to give), and {@code RUSAGE_CHILDREN} all zeros. GraalPy has no
+ *       {@code clock_gettime}, {@code os.times} or {@code os.wait4}, and {@code getrlimit} answers fixed
+ *       "unlimited" values, not the host's;
+ *   <li>UTC and the C locale's English names: {@code time.strftime} is the sandbox's own (glibc's
+ *       directives and flags, day and month names in English, {@code %Z} {@code UTC} and {@code %z}
+ *       {@code +0000} unless the struct says otherwise), so {@code calendar}, {@code datetime} and
+ *       {@code _strptime}, which build their names with it, are English too; {@code strptime} is
+ *       {@code _strptime}'s (as CPython's is), {@code localtime} and {@code gmtime} name their zone
+ *       {@code UTC}; {@code sys.version} names a fixed build ({@code main, Jan  1 2000, 00:00:00}) and
+ *       the GraalVM version in place of the JVM's;
+ *   <li>GraalPy's own module: {@code __graalpython__.which} gives the Python type's name instead of the
+ *       Java class's, {@code get_max_process_count} 1, {@code get_current_rss} 0, {@code java_assert}
+ *       false, {@code get_jdk_version} the GraalVM version, and {@code read_file} reads through the
+ *       run's file system (GraalPy's failed inside on a non-string). The rest stay: GraalPy's library
+ *       uses them at import, and they answer about the virtual home or nothing;
  *   <li>an event loop the sandbox controls: asyncio's default loop makes a self-pipe with
  *       {@code socket.socketpair()}, which the sandbox denies. An import hook (the first entry of
  *       {@code sys.meta_path}) replaces {@code asyncio.unix_events.DefaultEventLoopPolicy} and
@@ -78,11 +102,11 @@ final class ProcessShield {
   // compiler thread, outside every run's allocation, and failed with OutOfMemoryError after 20 s in a
   // 512 MiB heap while the runs beside it starved (ContextCodeCompilationTest).
   private static final Source PYTHON = Source.newBuilder("python", """
-      def __sandbox_shield(report, pause):
+      def __sandbox_shield(report, pause, cpu):
           # Only built-in modules: os and signal (and enum, re, ... behind them) cost a fresh context
           # hundreds of ms to import, so they are left to the guest. They copy the functions replaced below
           # from posix and _signal when they are imported, and are patched here only if already loaded.
-          import sys, posix, _signal, time, pwd, _socket, _thread, _locale
+          import sys, posix, _signal, time, pwd, _socket, _thread, _locale, resource, __graalpython__
           os = sys.modules.get('os')
           PermissionError_ = PermissionError
 
@@ -267,6 +291,264 @@ final class ProcessShield {
           def get_native_id():
               return pid
 
+          # GraalPy's own module: which() names Java classes, get_max_process_count() the host's CPUs,
+          # get_current_rss() the JVM's (and fails inside), java_assert() the JVM's -ea flag,
+          # get_jdk_version() the host's JDK, read_file(1) fails inside the interpreter. The rest stay:
+          # GraalPy's library code uses them, and they answer about the virtual home or nothing.
+          graalvm_version = __graalpython__.get_graalvm_version()
+
+          def which(obj):
+              t = type(obj)
+              return t.__name__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__
+
+          def get_max_process_count():
+              return 1
+
+          def get_current_rss():
+              return 0
+
+          def java_assert():
+              return False
+
+          def get_jdk_version():
+              return graalvm_version
+
+          def read_file(a):
+              if not isinstance(a, str):
+                  raise TypeError('read_file() argument must be str, not ' + type(a).__name__)
+              with open(a, 'rb') as f:
+                  return f.read()
+
+          # sys.version carries GraalPy's build time in the JVM's default zone and the JVM's version:
+          # a fixed build line instead, in the shape platform._sys_version parses.
+          version_tail = sys.version.split('[', 1)[-1]
+          edition = version_tail.split(',')[1].strip() if version_tail.count(',') >= 2 else 'GraalVM CE'
+          arch = version_tail[version_tail.rfind('(') + 1:version_tail.rfind(')')] if '(' in version_tail else 'amd64'
+          vi = sys.version_info
+          sys.version = (str(vi[0]) + '.' + str(vi[1]) + '.' + str(vi[2]) + ' (main, Jan  1 2000, 00:00:00)\\n[Graal, '
+                         + edition + ', Java ' + graalvm_version + ' (' + arch + ')]')
+
+          # CPU and memory: GraalPy answers for the whole JVM (every run beside this one). A run sees its own
+          # CPU time (cpu(): the guest thread's since the program started, 0 before) and no resident set.
+          def process_time_ns():
+              return cpu()
+
+          def process_time():
+              return cpu() / 1e9
+
+          def thread_time_ns():
+              return cpu()
+
+          def thread_time():
+              return cpu() / 1e9
+
+          struct_rusage = resource.struct_rusage
+          rusage_own = (resource.RUSAGE_SELF, getattr(resource, 'RUSAGE_THREAD', resource.RUSAGE_SELF))
+
+          def getrusage(who):
+              who = who.__index__()
+              if who in rusage_own:
+                  used = cpu() / 1e9
+              elif who == resource.RUSAGE_CHILDREN:
+                  used = 0.0
+              else:
+                  raise ValueError('invalid who parameter')
+              return struct_rusage((used, 0.0) + (0,) * 14)
+
+          # Zone and locale: GraalPy's strftime names days, months and the zone in the JVM's default locale
+          # and zone (the host's), and calendar, datetime and _strptime build their names with it. This one
+          # writes the C locale's English names and UTC; localtime and gmtime name their zone UTC.
+          gmtime_ = time.gmtime
+          struct_time = time.struct_time
+          days = ('Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday')
+          months = ('January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September',
+                    'October', 'November', 'December')
+
+          def gmtime(secs=None):
+              return struct_time(tuple(gmtime_(secs))[:9] + ('UTC', 0))
+
+          def localtime(secs=None):
+              return struct_time(tuple(gmtime_(secs))[:9] + ('UTC', 0))
+
+          def iso_weeks(y):
+              p = (y + y // 4 - y // 100 + y // 400) %% 7
+              q = (y - 1 + (y - 1) // 4 - (y - 1) // 100 + (y - 1) // 400) %% 7
+              return 53 if p == 4 or q == 3 else 52
+
+          def iso_year_week(y, yday, wday):
+              week = (yday - (wday + 1) + 10) // 7
+              if week < 1:
+                  return y - 1, iso_weeks(y - 1)
+              if week > iso_weeks(y):
+                  return y + 1, 1
+              return y, week
+
+          def epoch_seconds(y, mon, d, hh, mm, ss):
+              # Days from the civil date (proleptic Gregorian), then seconds.
+              y2 = y - 1 if mon <= 2 else y
+              era = y2 // 400
+              yoe = y2 - era * 400
+              doy = (153 * (mon + (-3 if mon > 2 else 9)) + 2) // 5 + d - 1
+              doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+              return (era * 146097 + doe - 719468) * 86400 + hh * 3600 + mm * 60 + ss
+
+          def strftime(format, t=None):
+              if not isinstance(format, str):
+                  raise TypeError('strftime() argument 1 must be str, not ' + type(format).__name__)
+              if t is None:
+                  t = localtime()
+              elif not isinstance(t, (tuple, struct_time)):
+                  raise TypeError('Tuple or struct_time argument required')
+              zone = getattr(t, 'tm_zone', None) if isinstance(t, struct_time) else None
+              offset = getattr(t, 'tm_gmtoff', None) if isinstance(t, struct_time) else None
+              v = tuple(t)
+              if len(v) < 9:
+                  raise TypeError('function takes at least 9 arguments (' + str(len(v)) + ' given)')
+              y, mon, d, hh, mm, ss, wday, yday, isdst = [x.__index__() for x in v[:9]]
+              mon = mon or 1
+              d = d or 1
+              yday = yday or 1
+              if not 1 <= mon <= 12:
+                  raise ValueError('month out of range')
+              if not 1 <= d <= 31:
+                  raise ValueError('day of month out of range')
+              if not 0 <= hh <= 23:
+                  raise ValueError('hour out of range')
+              if not 0 <= mm <= 59:
+                  raise ValueError('minute out of range')
+              if not 0 <= ss <= 61:
+                  raise ValueError('seconds out of range')
+              if wday < 0:
+                  raise ValueError('day of week out of range')
+              if not 1 <= yday <= 366:
+                  raise ValueError('day of year out of range')
+              wday %%= 7
+              zone = 'UTC' if zone is None else str(zone)
+              offset = 0 if offset is None else offset.__index__()
+              out = []
+              i, n = 0, len(format)
+              while i < n:
+                  c = format[i]
+                  i += 1
+                  if c != '%%' or i >= n:
+                      out.append(c)
+                      continue
+                  start = i - 1
+                  flag = ''
+                  while i < n and format[i] in '-_0^#':
+                      flag = format[i]
+                      i += 1
+                  while i < n and format[i] in 'EO':
+                      i += 1
+                  if i >= n:
+                      out.append(format[start:])
+                      break
+                  c = format[i]
+                  i += 1
+                  num = None
+                  if c == 'a':
+                      s = days[wday][:3]
+                  elif c == 'A':
+                      s = days[wday]
+                  elif c in 'bh':
+                      s = months[mon - 1][:3]
+                  elif c == 'B':
+                      s = months[mon - 1]
+                  elif c == 'c':
+                      s = strftime('%%a %%b %%e %%H:%%M:%%S %%Y', v)
+                  elif c == 'C':
+                      num, width = y // 100, 2
+                  elif c == 'd':
+                      num, width = d, 2
+                  elif c in 'Dx':
+                      s = strftime('%%m/%%d/%%y', v)
+                  elif c == 'e':
+                      num, width = d, 2
+                      flag = flag or '_'
+                  elif c == 'F':
+                      s = strftime('%%Y-%%m-%%d', v)
+                  elif c == 'G':
+                      num, width = iso_year_week(y, yday, wday)[0], 1
+                  elif c == 'g':
+                      num, width = iso_year_week(y, yday, wday)[0] %% 100, 2
+                  elif c == 'H':
+                      num, width = hh, 2
+                  elif c == 'I':
+                      num, width = (hh %% 12) or 12, 2
+                  elif c == 'j':
+                      num, width = yday, 3
+                  elif c == 'k':
+                      num, width = hh, 2
+                      flag = flag or '_'
+                  elif c == 'l':
+                      num, width = (hh %% 12) or 12, 2
+                      flag = flag or '_'
+                  elif c == 'm':
+                      num, width = mon, 2
+                  elif c == 'M':
+                      num, width = mm, 2
+                  elif c == 'n':
+                      s = '\\n'
+                  elif c == 'p':
+                      s = 'AM' if hh < 12 else 'PM'
+                  elif c == 'P':
+                      s = 'am' if hh < 12 else 'pm'
+                  elif c == 'r':
+                      s = strftime('%%I:%%M:%%S %%p', v)
+                  elif c == 'R':
+                      s = strftime('%%H:%%M', v)
+                  elif c == 's':
+                      num, width = epoch_seconds(y, mon, d, hh, mm, ss) - offset, 1
+                  elif c == 'S':
+                      num, width = ss, 2
+                  elif c == 't':
+                      s = '\\t'
+                  elif c in 'TX':
+                      s = strftime('%%H:%%M:%%S', v)
+                  elif c == 'u':
+                      num, width = wday + 1, 1
+                  elif c == 'U':
+                      num, width = (yday - 1 + 7 - (wday + 1) %% 7) // 7, 2
+                  elif c == 'V':
+                      num, width = iso_year_week(y, yday, wday)[1], 2
+                  elif c == 'w':
+                      num, width = (wday + 1) %% 7, 1
+                  elif c == 'W':
+                      num, width = (yday - 1 + 7 - wday) // 7, 2
+                  elif c == 'y':
+                      num, width = y %% 100, 2
+                  elif c == 'Y':
+                      num, width = y, 1
+                  elif c == 'z':
+                      sign = '-' if offset < 0 else '+'
+                      a = -offset if offset < 0 else offset
+                      s = sign + str(a // 3600).rjust(2, '0') + str(a // 60 %% 60).rjust(2, '0')
+                  elif c == 'Z':
+                      s = zone
+                  elif c == '%%':
+                      s = '%%'
+                  else:
+                      s = format[start:i]
+                  if num is not None:
+                      digits = str(-num if num < 0 else num)
+                      if flag == '-':
+                          pass
+                      elif flag == '_':
+                          digits = digits.rjust(width, ' ')
+                      else:
+                          digits = digits.rjust(width, '0')
+                      s = ('-' if num < 0 else '') + digits
+                  elif flag == '^':
+                      s = s.upper()
+                  elif flag == '#':
+                      s = s.swapcase()
+                  out.append(s)
+              return ''.join(out)
+
+          def strptime(string, format='%%a %%b %%d %%H:%%M:%%S %%Y'):
+              import _strptime
+              return _strptime._strptime_time(string, format)
+
           def put(module, name, f):
               # Only what the module has; a function object may serve several modules under one name.
               if name in vars(module):
@@ -294,6 +576,16 @@ final class ProcessShield {
                   if name in vars(m):
                       put(m, name, f)
           put(time, 'tzset', tzset)
+          for name, f in (('which', which), ('get_max_process_count', get_max_process_count),
+                          ('get_current_rss', get_current_rss), ('java_assert', java_assert),
+                          ('get_jdk_version', get_jdk_version), ('read_file', read_file)):
+              put(__graalpython__, name, f)
+          for name, f in (('process_time', process_time), ('process_time_ns', process_time_ns),
+                          ('thread_time', thread_time), ('thread_time_ns', thread_time_ns),
+                          ('strftime', strftime), ('strptime', strptime), ('gmtime', gmtime),
+                          ('localtime', localtime)):
+              put(time, name, f)
+          put(resource, 'getrusage', getrusage)
           put(time, 'sleep', sleep)
           put(pwd, 'getpwuid', getpwuid)
           put(pwd, 'getpwnam', getpwnam)
@@ -433,7 +725,8 @@ final class ProcessShield {
   private ProcessShield() {}
 
   /** Replaces the functions in a fresh Python context; denials are reported to {@code sink}. */
-  static void install(Context context, EnforcementSink sink) {
+  static void install(Context context, RunGuard guard) {
+    EnforcementSink sink = guard;
     // Named (GuestFunction): str() of a function dug out of a closure must not show a host class.
     ProxyExecutable report = GuestFunction.named("report", args -> {
       // Only an index into a fixed table: a guest that digs this out of a closure can only record a denial.
@@ -446,7 +739,9 @@ final class ProcessShield {
       }
       return null;
     });
+    // Only a number: the guest thread's CPU time in this run.
+    ProxyExecutable cpu = GuestFunction.named("cpu", args -> guard.guestCpuNanos());
     Value install = context.eval(PYTHON);
-    install.execute(report, PAUSE);
+    install.execute(report, PAUSE, cpu);
   }
 }

@@ -38,6 +38,28 @@ public final class RunGuard implements EnforcementSink {
     this.cancellation = new Cancellation(canceller);
   }
 
+  /** The run's meter, once its run has one; see {@link #guestCpuNanos()}. */
+  private volatile RunMeter meter;
+
+  /** Links this guard to its run's meter; called by the meter's constructor. */
+  void meteredBy(RunMeter meter) {
+    this.meter = meter;
+  }
+
+  /**
+   * The CPU time the run's guest thread has used since the guest program started, in nanoseconds: 0
+   * before it starts (while the context is made, or in a pooled context not yet taken) and when anything
+   * fails. What a Python guest reads as {@code time.process_time()} and {@code resource.getrusage}.
+   */
+  public long guestCpuNanos() {
+    RunMeter m = meter;
+    try {
+      return m == null ? 0 : m.cpuTime().toNanos();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
   /** This run's id: a random UUID, unique across sandboxes and JVMs. */
   public String runId() {
     return runId;

@@ -37,6 +37,7 @@ public final class RunMeter {
     this.maxAllocated = maxAllocated;
     this.cpuDetail = "CPU time exceeded " + maxCpu.toMillis() + " ms";
     this.memoryDetail = "allocated more than " + maxAllocated + " bytes";
+    guard.meteredBy(this);
   }
 
   /**

@@ -278,6 +278,15 @@ final class ProbeFixtures implements AutoCloseable {
     // What the host's identity looks like, so that a probe can tell the guest saw none of it.
     d.put("hostIdentity", List.of(String.valueOf(ProcessHandle.current().pid()), System.getProperty("user.name", ""),
         System.getProperty("user.home", ""), System.getProperty("os.version", "")));
+    // The host's zone and its names, and a weekday in the host's locale when it is not English.
+    java.util.TimeZone zone = java.util.TimeZone.getDefault();
+    Set<String> zoneNames = new TreeSet<>(List.of(zone.getID(),
+        zone.getDisplayName(false, java.util.TimeZone.SHORT, java.util.Locale.ROOT),
+        zone.getDisplayName(true, java.util.TimeZone.SHORT, java.util.Locale.ROOT)));
+    zoneNames.removeAll(Set.of("UTC", "GMT", "Etc/UTC", "Z", "Universal", "Etc/GMT", "Zulu"));
+    d.put("hostZone", List.copyOf(zoneNames));
+    d.put("hostDay", java.time.DayOfWeek.THURSDAY.getDisplayName(java.time.format.TextStyle.FULL,
+        java.util.Locale.getDefault()));
     // Looked up again: the first Python sandbox of the JVM may have extracted a home since the fixtures were made.
     List<Path> homes = hostPythonHomes();
     d.put("hostHome", hostHomeFacts(homes));

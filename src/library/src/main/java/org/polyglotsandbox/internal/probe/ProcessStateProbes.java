@@ -43,6 +43,7 @@ final class ProcessStateProbes {
     out.add(Probe.js("js.state.locale", PROCESS_STATE, LOCALE).hostCheck(localeChanged()).code(JS_STATE_LOCALE));
     out.add(Probe.js("js.state.system-property", PROCESS_STATE, PROPERTIES).hostCheck(propertySet())
         .code(JS_STATE_SYSTEM_PROPERTY));
+    out.add(Probe.js("js.state.zone-names", PROCESS_STATE, TIME_ZONE).code(JS_STATE_ZONE_NAMES));
     out.add(Probe.js("js.info.identity", HOST_INFO, IDENTITY).code(JS_INFO_IDENTITY));
     out.add(Probe.js("js.info.paths", HOST_INFO, IDENTITY).code(JS_INFO_PATHS));
   }
@@ -65,7 +66,11 @@ final class ProcessStateProbes {
         .code(PY_SIGNAL_RAISE));
     out.add(Probe.py("py.signal.interrupt-main", PROCESS_SIGNAL, THE_JVM)
         .denial(PROCESS_SIGNAL, "_thread.interrupt_main").code(PY_SIGNAL_INTERRUPT_MAIN));
+    out.add(Probe.py("py.state.zone-names", PROCESS_STATE, TIME_ZONE).code(PY_STATE_ZONE_NAMES));
+    out.add(Probe.py("py.state.locale-names", PROCESS_STATE, LOCALE).code(PY_STATE_LOCALE_NAMES));
     out.add(Probe.py("py.info.identity", HOST_INFO, IDENTITY).code(PY_INFO_IDENTITY));
+    out.add(Probe.py("py.info.graalpython", HOST_INFO, IDENTITY).code(PY_INFO_GRAALPYTHON));
+    out.add(Probe.py("py.info.jvm-usage", HOST_INFO, IDENTITY).code(PY_INFO_JVM_USAGE));
     out.add(Probe.py("py.info.paths", HOST_INFO, PATHS).code(PY_INFO_PATHS));
     out.add(Probe.py("py.info.paths-in-errors", HOST_INFO, PATHS).code(PY_INFO_PATHS_IN_ERRORS));
     out.add(Probe.py("py.info.home-stat", HOST_INFO, PATHS).code(PY_INFO_HOME_STAT));
@@ -291,6 +296,60 @@ final class ProcessStateProbes {
       import _thread
       _thread.interrupt_main()
       return 'reachable: interrupt_main ran'""";
+
+  static final String JS_STATE_ZONE_NAMES = """
+      const seen = [new Date(0).toString(), String(new Date(0).getTimezoneOffset()),
+        Intl.DateTimeFormat().resolvedOptions().timeZone,
+        new Date(0).toLocaleDateString(undefined, {weekday: 'long', month: 'long'})].join(' | ');
+      const leaked = audit.hostZone.filter(z => z.length > 1 && seen.includes(z));
+      return leaked.length === 0 && seen.includes('GMT+0000') && seen.includes('| 0 | UTC | January Thursday')
+        ? 'blocked: UTC and English names: ' + seen : 'reachable: ' + seen;""";
+
+  static final String PY_STATE_ZONE_NAMES = """
+      import time, datetime
+      seen = [time.strftime('%Z %z'), time.localtime().tm_zone, str(datetime.datetime.now().astimezone().tzinfo),
+              repr(time.tzname), str(time.timezone), __import__('sys').version]
+      text = ' | '.join(seen)
+      leaked = [z for z in audit['hostZone'] if len(z) > 1 and z in text]
+      if leaked or seen[:5] != ['UTC +0000', 'UTC', 'UTC', "('UTC', 'UTC')", '0']:
+          return 'reachable: ' + text[:300]
+      return 'blocked: UTC on every route ' + text[:200]""";
+
+  static final String PY_STATE_LOCALE_NAMES = """
+      import time, calendar
+      seen = [time.strftime('%A %B %a %b', time.gmtime(0)), ' '.join(calendar.day_name), ' '.join(calendar.month_abbr)]
+      if audit['hostDay'] != 'Thursday':
+          try:
+              time.strptime(audit['hostDay'], '%A')
+              seen.append('strptime accepts ' + audit['hostDay'])
+          except ValueError:
+              pass
+      text = ' | '.join(seen)
+      english = seen[:3] == ['Thursday January Thu Jan', 'Monday Tuesday Wednesday Thursday Friday Saturday Sunday',
+                             ' Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec']
+      return "blocked: the C locale's English names " + text[:200] if english else 'reachable: ' + text[:300]""";
+
+  static final String PY_INFO_GRAALPYTHON = """
+      import __graalpython__ as g
+      seen = [g.which(len), g.which(g), g.which(1), str(g.get_max_process_count()), g.get_jdk_version(),
+              str(g.get_current_rss()), str(g.java_assert())]
+      text = ' | '.join(seen)
+      java = [w for w in ('com.oracle', 'java.', 'org.graalvm', 'truffle') if w in text]
+      if java or seen[3] != '1' or seen[5] != '0' or seen[4] != g.get_graalvm_version():
+          return 'reachable: ' + text[:300]
+      return 'blocked: no Java class, one CPU, no RSS ' + text[:200]""";
+
+  static final String PY_INFO_JVM_USAGE = """
+      import time, resource
+      u = resource.getrusage(resource.RUSAGE_SELF)
+      t = resource.getrusage(resource.RUSAGE_THREAD)
+      p, th = time.process_time(), time.thread_time()
+      text = 'process_time %.3f thread_time %.3f utime %.3f stime %.3f maxrss %d/%d' % (p, th, u.ru_utime, u.ru_stime,
+                                                                                      u.ru_maxrss, t.ru_maxrss)
+      # The JVM's figures: process time beyond the thread's, or a resident set.
+      if p - th > 0.05 or u.ru_utime - t.ru_utime > 0.05 or u.ru_maxrss or t.ru_maxrss or u.ru_stime:
+          return 'reachable: ' + text
+      return "blocked: only the run's own figures, " + text""";
 
   static final String PY_INFO_IDENTITY = """
       import os, sys, pwd, getpass, socket, platform
