@@ -112,7 +112,7 @@ public final class SandboxMcpServer {
   public void serveStdio(InputStream in, OutputStream out) throws InterruptedException {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(out, "out");
-    Inbound inbound = new Inbound(mapper, json, calls);
+    Inbound inbound = new Inbound(mapper, json, calls, true);
     StdioGuard guard = new StdioGuard(in, out, json, inbound, maxMessageBytes);
     // The SDK reads what the guard forwards: at most maxMessageBytes, plus the call tag.
     StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, out, maxMessageBytes + 4096);

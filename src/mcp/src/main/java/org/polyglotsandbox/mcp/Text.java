@@ -13,4 +13,12 @@ final class Text {
     }
     return b.length() < s.length() ? b.append('…').toString() : b.toString();
   }
+
+  private static final java.util.regex.Pattern CLASS_NAME = java.util.regex.Pattern.compile(
+      "\\b[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+\\.[A-Z][A-Za-z0-9_$]*|\\b[A-Z][A-Za-z0-9]*\\$[A-Z]|Exception\\b|\\bat \\[Source");
+
+  /** Whether {@code s} names a Java class (a package-qualified name, a nested class, an exception). */
+  static boolean namesAClass(String s) {
+    return CLASS_NAME.matcher(s).find();
+  }
 }
