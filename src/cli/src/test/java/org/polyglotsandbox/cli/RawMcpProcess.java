@@ -32,6 +32,7 @@ final class RawMcpProcess implements AutoCloseable {
   private final OutputStream stdin;
   private final BlockingQueue<JsonNode> lines = new LinkedBlockingQueue<>();
   final List<String> stderr = java.util.Collections.synchronizedList(new ArrayList<>());
+  private volatile long stalledUntil = System.nanoTime();
 
   RawMcpProcess(Path stderrFile, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(McpServerProcess.SCRIPT.toString(), "mcp"));
@@ -42,15 +43,30 @@ final class RawMcpProcess implements AutoCloseable {
     stdin = process.getOutputStream();
     Thread reader = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = in.readLine()) != null; ) {
+        while (true) {
+          while (System.nanoTime() - stalledUntil < 0) {
+            Thread.sleep(10);
+          }
+          String line = in.readLine();
+          if (line == null) {
+            break;
+          }
           lines.add(JSON.readTree(line));
         }
-      } catch (IOException e) {
+      } catch (InterruptedException | IOException e) {
         // the process ended
       }
     }, "raw-mcp-stdout");
     reader.setDaemon(true);
     reader.start();
+  }
+
+  /**
+   * Stops reading the server's stdout for {@code stall}, as a client busy with something else would:
+   * the pipe fills and what the server writes next waits.
+   */
+  void stallReading(Duration stall) {
+    stalledUntil = System.nanoTime() + stall.toNanos();
   }
 
   /** Writes one line to the server's stdin. */
