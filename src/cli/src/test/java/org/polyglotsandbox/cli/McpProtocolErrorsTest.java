@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class McpProtocolErrorsTest {
   private static final Duration WITHIN = Duration.ofMinutes(2);
   /** A Java class name as the SDK's and Jackson's messages quote them. */
-  private static final Pattern CLASS_NAME = Pattern.compile("[a-z]+\\.[a-z]+\\.[A-Za-z.]*[A-Z]|\\$[A-Z]|Exception|stackTrace");
+  private static final Pattern CLASS_NAME = Pattern.compile("\\b[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+\\.[A-Z]|\\$[A-Z]|Exception|stackTrace");
   private static final String POLICY = "{\"languages\": [\"js\"], \"limits\": {\"wallTime\": \"30s\"}}";
 
   @TempDir
@@ -145,6 +145,24 @@ class McpProtocolErrorsTest {
     stdio.send("{\"jsonrpc\": \"2.0\", \"id\": \"no-name\", \"method\": \"tools/call\", \"params\": {\"name\": 7}}");
 
     assertPlainError(stdio.answer("no-name", WITHIN), -32602, "params.name must be a string, got an integer");
+  }
+
+  private static final String BAD_CAPABILITY = RawMcpProcess.INITIALIZE.replace("\"id\": \"init\"", "\"id\": \"bad-init\"")
+      .replace("\"capabilities\": {}", "\"capabilities\": {\"roots\": {\"listChanged\": \"maybe\"}}");
+
+  @Test
+  void stdio_initializeWithANestedFieldOfTheWrongType_isAnsweredInPlainWords() throws Exception {
+    stdio.send(BAD_CAPABILITY);
+
+    assertPlainError(stdio.answer("bad-init", WITHIN), -32602, "params.capabilities.roots.listChanged");
+  }
+
+  @Test
+  void http_initializeWithANestedFieldOfTheWrongType_isAnsweredInPlainWords() throws Exception {
+    HttpResponse<String> r = post(BAD_CAPABILITY, null);
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertPlainError(RawMcpProcess.JSON.readTree(r.body()), -32602, "params.capabilities.roots.listChanged");
   }
 
   private static HttpResponse<String> post(String body, String session) throws IOException, InterruptedException {

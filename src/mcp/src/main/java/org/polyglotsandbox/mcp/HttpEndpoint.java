@@ -273,12 +273,15 @@ public final class HttpEndpoint implements AutoCloseable {
         // not JSON: the generic message below
       }
       heldWriter = null;
+      if (message != null && Text.isMappingError(message)) {
+        code = McpSchema.ErrorCodes.INVALID_PARAMS;
+      }
       write(getStatus(), code, message);
     }
 
     private void write(int status, int code, String message) throws IOException {
-      String plain = message == null || message.isBlank() || Text.namesAClass(message)
-          ? "the server could not handle this message (HTTP " + status + ")" : Text.oneLine(message, 300);
+      String plain = message == null || message.isBlank() ? "the server could not handle this message (HTTP " + status + ")"
+          : Text.namesAClass(message) ? Text.plainError(message) : Text.oneLine(message, 300);
       HttpServletResponse response = (HttpServletResponse) getResponse();
       response.resetBuffer();
       response.setStatus(status);

@@ -117,9 +117,10 @@ public final class SandboxMcpServer {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(out, "out");
     Inbound inbound = new Inbound(mapper, json, calls, true);
-    StdioGuard guard = new StdioGuard(in, out, json, inbound, maxMessageBytes);
+    OutputStream plain = new StdioOut(out, json);
+    StdioGuard guard = new StdioGuard(in, plain, json, inbound, maxMessageBytes);
     // The SDK reads what the guard forwards: at most maxMessageBytes, plus the call tag.
-    StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, out, maxMessageBytes + 4096);
+    StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, plain, maxMessageBytes + 4096);
     McpAsyncServer server = server(provider);
     try {
       guard.eof().await();
