@@ -9,11 +9,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
 
@@ -24,8 +24,9 @@ import org.polyglotsandbox.ToolException;
  *   <li>{@code clock}: no arguments; returns {@code {"utc": "2026-11-29T20:00:00Z", "epochMillis": ...}}.
  *   <li>{@code kv.get}: {@code {key}}; the value stored under {@code key}, or null.
  *   <li>{@code kv.put}: {@code {key, value}}; stores any JSON value, returns {@code {"keys": n}}. An
- *       in-memory store of at most {@value #MAX_KEYS} keys that lives as long as the sandbox (for
- *       {@code bin/sandbox run}, one run).
+ *       in-memory store of at most {@value #MAX_KEYS} keys per run: each run starts with an empty one,
+ *       and no run reads another's (they are kept by {@link Tool.Call#runId()} and dropped by {@link
+ *       RunStores#runEnded}).
  *   <li>{@code lookup}: {@code {key}}; the top-level entry {@code key} of a host JSON object file read
  *       when the sandbox starts, or null.
  * </ul>
@@ -46,14 +47,68 @@ public final class DemoTools {
   private DemoTools() {}
 
   /**
-   * Builds the named tools; the {@code kv} tools among them share one store.
+   * The {@code kv} stores of the runs under way, one per run id. A store is made at a run's first kv
+   * call and dropped by {@link #runEnded}; a sandbox that serves many runs calls it with each ended run's
+   * id. Should that call never come (a run whose end nobody reports), at most {@value #MAX_RUNS} stores
+   * are kept, the least recently used dropped first.
+   */
+  public static final class RunStores {
+    static final int MAX_RUNS = 64;
+
+    private final Map<String, Map<String, Object>> byRun = new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, Map<String, Object>> eldest) {
+        return size() > MAX_RUNS;
+      }
+    };
+
+    /** Drops the store of the run {@code runId}, if it has one. */
+    public synchronized void runEnded(String runId) {
+      byRun.remove(runId);
+    }
+
+    synchronized Object get(String runId, String key) {
+      Map<String, Object> store = byRun.get(runId);
+      return store == null ? null : store.get(key);
+    }
+
+    synchronized int put(String runId, String key, Object value) throws ToolException {
+      Map<String, Object> store = byRun.computeIfAbsent(runId, id -> new HashMap<>());
+      if (store.size() >= MAX_KEYS && !store.containsKey(key)) {
+        throw new ToolException("the store is full (" + MAX_KEYS + " keys)");
+      }
+      if (value == null) {
+        store.remove(key);
+      } else {
+        store.put(key, value); // already an immutable copy
+      }
+      return store.size();
+    }
+
+    synchronized int runs() {
+      return byRun.size();
+    }
+  }
+
+  /**
+   * Builds the named tools, with {@code kv} stores of their own that are never dropped before the least
+   * recently used of {@value RunStores#MAX_RUNS} runs: enough for one run ({@code bin/sandbox run}).
+   *
+   * @see #create(Collection, Path, Clock, RunStores)
+   */
+  public static List<Tool> create(Collection<String> names, Path lookupFile, Clock clock) {
+    return create(names, lookupFile, clock, new RunStores());
+  }
+
+  /**
+   * Builds the named tools; the {@code kv} tools among them keep each run's keys in {@code stores}.
    *
    * @param lookupFile the JSON object file {@code lookup} reads; required if {@code lookup} is named
    * @throws IllegalArgumentException if a name is not a demo tool, or the lookup file is missing or not
    *     a JSON object
    */
-  public static List<Tool> create(Collection<String> names, Path lookupFile, Clock clock) {
-    Map<String, Object> store = new ConcurrentHashMap<>();
+  public static List<Tool> create(Collection<String> names, Path lookupFile, Clock clock, RunStores stores) {
+    Objects.requireNonNull(stores, "stores");
     List<Tool> out = new ArrayList<>();
     for (String name : names) {
       out.add(switch (name) {
@@ -69,28 +124,15 @@ public final class DemoTools {
             .description("Reads a value from the in-memory key-value store; null if absent.")
             .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + "}, \"required\": [\"key\"],"
                 + " \"additionalProperties\": false}")
-            .handler(args -> store.get((String) args.get("key")))
+            .handler((args, call) -> stores.get(call.runId(), (String) args.get("key")))
             .inline()
             .build();
         case "kv.put" -> Tool.builder("kv.put")
             .description("Stores a JSON value in the in-memory key-value store.")
             .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + ", \"value\": {}},"
                 + " \"required\": [\"key\", \"value\"], \"additionalProperties\": false}")
-            .handler(args -> {
-              String key = (String) args.get("key");
-              Object value = args.get("value");
-              synchronized (store) {
-                if (store.size() >= MAX_KEYS && !store.containsKey(key)) {
-                  throw new ToolException("the store is full (" + MAX_KEYS + " keys)");
-                }
-                if (value == null) {
-                  store.remove(key);
-                } else {
-                  store.put(key, value); // already an immutable copy
-                }
-                return Map.of("keys", store.size());
-              }
-            })
+            .handler((args, call) -> Map.of("keys", stores.put(call.runId(), (String) args.get("key"),
+                args.get("value"))))
             .inline()
             .build();
         case "lookup" -> lookup(lookupFile);

@@ -100,9 +100,13 @@ final class McpCommand implements Callable<Integer> {
         SandboxMcpServer.Builder b = SandboxMcpServer.builder(sandbox)
             .exposeTools(exposeTools)
             .serverInfo("polyglot-sandbox", SandboxCli.VERSION);
-        if (log != null) {
-          b.runListener(log::run);
-        }
+        // Each call is a run of its own: what the demo tools kept for it goes when it ends.
+        b.runListener((script, result) -> {
+          loaded.runEnded().accept(result.runId());
+          if (log != null) {
+            log.run(script, result);
+          }
+        });
         SandboxMcpServer server;
         try {
           server = b.build();

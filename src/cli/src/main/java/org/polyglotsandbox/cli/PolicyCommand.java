@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
@@ -40,8 +41,12 @@ final class PolicyCommand implements Callable<Integer> {
     return ExitStatus.USAGE.code();
   }
 
-  /** A policy file (or none) as the command line uses it, with what the file left open spelled out. */
-  record Loaded(String file, Policy policy, boolean languagesFromProgram, List<Tool> tools) {
+  /**
+   * A policy file (or none) as the command line uses it, with what the file left open spelled out;
+   * {@code runEnded} takes each ended run's id so that its tools drop what they kept for it.
+   */
+  record Loaded(String file, Policy policy, boolean languagesFromProgram, List<Tool> tools,
+      Consumer<String> runEnded) {
     /** Parses the policy file named on the command line; a bad path or file is a usage error. */
     static PolicyFile read(String policyFile) {
       try {
@@ -56,13 +61,14 @@ final class PolicyCommand implements Callable<Integer> {
     /** The file's languages, or both when it lists none (a run then allows just its program's language). */
     static Loaded of(String policyFile) {
       if (policyFile == null) {
-        return new Loaded(null, Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON), true, List.of());
+        return new Loaded(null, Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON), true, List.of(),
+            runId -> {});
       }
       PolicyFile p = read(policyFile);
       List<Language> languages = new ArrayList<>(p.languages().isEmpty() ? List.of(Language.values()) : p.languages());
       Policy policy = p.toBuilder(languages.get(0), languages.subList(1, languages.size()).toArray(Language[]::new))
           .build();
-      return new Loaded(policyFile, policy, p.languages().isEmpty(), p.tools());
+      return new Loaded(policyFile, policy, p.languages().isEmpty(), p.tools(), p::runEnded);
     }
 
     /** This policy narrowed to one language, as {@code sandbox run} builds it for a program in that language. */

@@ -71,15 +71,17 @@ public final class PolicyFile {
   private final String workingDirectory;
   private final Limits limits;
   private final List<Tool> tools;
+  private final DemoTools.RunStores stores;
 
   private PolicyFile(Path file, Set<Language> languages, List<Mount> mounts, String workingDirectory,
-      Limits limits, List<Tool> tools) {
+      Limits limits, List<Tool> tools, DemoTools.RunStores stores) {
     this.file = file;
     this.languages = languages;
     this.mounts = mounts;
     this.workingDirectory = workingDirectory;
     this.limits = limits;
     this.tools = tools;
+    this.stores = stores;
   }
 
   /**
@@ -174,6 +176,14 @@ public final class PolicyFile {
     return tools;
   }
 
+  /**
+   * Drops what {@link #tools()} kept for the run {@code runId} (its {@code kv} store); a sandbox that
+   * serves many runs calls it with each ended run's id.
+   */
+  public void runEnded(String runId) {
+    stores.runEnded(runId);
+  }
+
   /** The names of {@link #tools()}, in file order. */
   public List<String> toolNames() {
     return tools.stream().map(Tool::name).toList();
@@ -225,11 +235,12 @@ public final class PolicyFile {
       } catch (IllegalArgumentException e) {
         throw error("workingDirectory", e.getMessage());
       }
-      List<Tool> tools = root.has("tools") ? tools(root.get("tools")) : List.of();
-      return new PolicyFile(Path.of(name), languages, mounts, cwd, limits, tools);
+      DemoTools.RunStores stores = new DemoTools.RunStores();
+      List<Tool> tools = root.has("tools") ? tools(root.get("tools"), stores) : List.of();
+      return new PolicyFile(Path.of(name), languages, mounts, cwd, limits, tools, stores);
     }
 
-    private List<Tool> tools(JsonNode node) throws PolicyFileException {
+    private List<Tool> tools(JsonNode node, DemoTools.RunStores stores) throws PolicyFileException {
       if (!node.isArray()) {
         throw error("tools", describe(node) + " is not a list (such as [\"clock\", \"kv.get\"])");
       }
@@ -266,7 +277,7 @@ public final class PolicyFile {
         names.add(toolName);
       }
       try {
-        return DemoTools.create(names, lookupFile, java.time.Clock.systemUTC());
+        return DemoTools.create(names, lookupFile, java.time.Clock.systemUTC(), stores);
       } catch (IllegalArgumentException e) {
         throw error("tools", e.getMessage());
       }

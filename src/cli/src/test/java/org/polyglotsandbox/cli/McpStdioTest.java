@@ -168,13 +168,27 @@ class McpStdioTest {
         .containsEntry("value", List.of(1, 2));
 
     CallToolResult put = server.call("kv_put", Map.of("key", "mcp", "value", "v"));
-    CallToolResult get = server.call("kv_get", Map.of("key", "mcp"));
     CallToolResult bad = server.call("kv_get", Map.of("key", 5));
 
     assertThat(put.isError()).as(text(put)).isFalse();
-    assertThat(text(get)).isEqualTo("\"v\"");
+    assertThat(text(put)).isEqualTo("{\"keys\":1}");
     assertThat(bad.isError()).isTrue();
     assertThat(text(bad)).contains("kv_get", "key");
+  }
+
+  @Test
+  void kvKeyWrittenByOneCall_isNotReadByTheNextCall_inEitherLanguage() {
+    assertThat(structured(js("tools.kv.put({key: 'left', value: 'js'}); tools.kv.get({key: 'left'})")))
+        .containsEntry("value", "js");
+    assertThat(structured(py("tools.kv.put(key='left-py', value='py'); tools.kv.get(key='left-py')")))
+        .containsEntry("value", "py");
+    server.call("kv_put", Map.of("key", "left-mcp", "value", "mcp"));
+
+    assertThat(structured(js("[tools.kv.get({key: 'left'}), tools.kv.get({key: 'left-py'}), tools.kv.get({key: 'left-mcp'})]")))
+        .containsEntry("value", java.util.Arrays.asList(null, null, null));
+    assertThat(structured(py("[tools.kv.get(key='left'), tools.kv.get(key='left-py'), tools.kv.get(key='left-mcp')]")))
+        .containsEntry("value", java.util.Arrays.asList(null, null, null));
+    assertThat(text(server.call("kv_get", Map.of("key", "left-mcp")))).isEqualTo("null");
   }
 
   @Test

@@ -13,7 +13,13 @@ import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -147,11 +153,11 @@ public final class HttpEndpoint implements AutoCloseable {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
-        chain.doFilter(request, response);
-        return;
       }
       if (!"POST".equals(request.getMethod())) {
-        chain.doFilter(request, response);
+        PlainErrors plain = new PlainErrors(response, owner.json(), null);
+        chain.doFilter(request, plain);
+        plain.finish();
         return;
       }
       long declared = request.getContentLengthLong();
@@ -174,12 +180,24 @@ public final class HttpEndpoint implements AutoCloseable {
       }
       Inbound.Verdict v = inbound.inspect(text, connection);
       if (v instanceof Inbound.Reply r) {
-        reply(response, HttpServletResponse.SC_BAD_REQUEST, r.response());
+        reply(response, r.isError() ? HttpServletResponse.SC_BAD_REQUEST : HttpServletResponse.SC_OK, r.response());
       } else if (v instanceof Inbound.Drop) {
         response.setStatus(HttpServletResponse.SC_ACCEPTED);
       } else {
-        byte[] forwarded = ((Inbound.Forward) v).text().getBytes(StandardCharsets.UTF_8);
-        chain.doFilter(new Body(request, forwarded), response);
+        Inbound.Forward f = (Inbound.Forward) v;
+        if (session == null && !McpSchema.METHOD_INITIALIZE.equals(f.method())) {
+          // The SDK answers this with its exception, stack trace and all, as the body.
+          reply(response, HttpServletResponse.SC_BAD_REQUEST, Inbound.error(owner.json(), f.id(),
+              McpSchema.ErrorCodes.INVALID_REQUEST, Inbound.NOT_INITIALIZED + " (this "
+                  + (f.method() == null ? "response" : f.method() + (f.isRequest() ? " request" : " notification"))
+                  + " has no " + SESSION_HEADER + " header; every message after initialize carries the one its"
+                  + " response gave)"));
+          return;
+        }
+        byte[] forwarded = f.text().getBytes(StandardCharsets.UTF_8);
+        PlainErrors plain = new PlainErrors(response, owner.json(), f.id());
+        chain.doFilter(new Body(request, forwarded), plain);
+        plain.finish();
       }
     }
 
@@ -192,6 +210,86 @@ public final class HttpEndpoint implements AutoCloseable {
       response.setContentType("application/json");
       response.setCharacterEncoding("UTF-8");
       response.getWriter().write(json);
+    }
+  }
+
+  /**
+   * The response the SDK's servlet writes to, with its error bodies made JSON-RPC errors in plain words.
+   * The SDK writes an error as its {@code McpError} exception serialised whole (class names, stack trace)
+   * and sends some as Jetty's HTML error page; here each becomes {@code {"jsonrpc": "2.0", "id": ...,
+   * "error": {"code", "message"}}} with the same status, its message kept only if it names no class.
+   * Success bodies (JSON or an event stream) pass through untouched.
+   */
+  private static final class PlainErrors extends HttpServletResponseWrapper {
+    private final ObjectMapper json;
+    private final JsonNode id;
+    private ByteArrayOutputStream held;
+    private PrintWriter heldWriter;
+
+    PlainErrors(HttpServletResponse response, ObjectMapper json, JsonNode id) {
+      super(response);
+      this.json = json;
+      this.id = id;
+    }
+
+    @Override
+    public PrintWriter getWriter() throws IOException {
+      if (getStatus() < 400) {
+        return super.getWriter();
+      }
+      if (heldWriter == null) {
+        held = new ByteArrayOutputStream();
+        heldWriter = new PrintWriter(new OutputStreamWriter(held, StandardCharsets.UTF_8));
+      }
+      return heldWriter;
+    }
+
+    @Override
+    public void sendError(int status, String message) throws IOException {
+      write(status, McpSchema.ErrorCodes.INVALID_REQUEST, message);
+    }
+
+    @Override
+    public void sendError(int status) throws IOException {
+      write(status, McpSchema.ErrorCodes.INVALID_REQUEST, null);
+    }
+
+    /** Writes the held error body, rewritten; call when the servlet has returned. */
+    void finish() throws IOException {
+      if (heldWriter == null) {
+        return;
+      }
+      heldWriter.flush();
+      int code = McpSchema.ErrorCodes.INTERNAL_ERROR;
+      String message = null;
+      try {
+        JsonNode body = json.readTree(held.toByteArray());
+        JsonNode error = body == null ? null : body.has("jsonRpcError") ? body.get("jsonRpcError") : body.get("error");
+        if (error != null && error.isObject()) {
+          code = error.path("code").isIntegralNumber() ? error.get("code").asInt() : code;
+          message = error.path("message").isTextual() ? error.get("message").asText() : null;
+        }
+      } catch (IOException e) {
+        // not JSON: the generic message below
+      }
+      heldWriter = null;
+      if (message != null && Text.isMappingError(message)) {
+        code = McpSchema.ErrorCodes.INVALID_PARAMS;
+      }
+      write(getStatus(), code, message);
+    }
+
+    private void write(int status, int code, String message) throws IOException {
+      String plain = message == null || message.isBlank() ? "the server could not handle this message (HTTP " + status + ")"
+          : Text.namesAClass(message) ? Text.plainError(message) : Text.oneLine(message, 300);
+      HttpServletResponse response = (HttpServletResponse) getResponse();
+      response.resetBuffer();
+      response.setStatus(status);
+      response.setContentType("application/json");
+      response.setCharacterEncoding("UTF-8");
+      PrintWriter out = response.getWriter();
+      out.write(Inbound.error(json, id, code, plain));
+      out.flush();
     }
   }
 

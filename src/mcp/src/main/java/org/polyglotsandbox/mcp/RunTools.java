@@ -74,6 +74,14 @@ final class RunTools {
   private final Duration progressAfter;
   /** How long an answer waits for the notifications of its run's output to be handed over. */
   private static final Duration STREAM_CATCH_UP = Duration.ofMillis(500);
+  /** How often a run's gathered output is streamed. */
+  static final Duration STREAM_PERIOD = Duration.ofMillis(100);
+  /** The most characters of one stream one notification carries. */
+  static final int MAX_NOTIFICATION_CHARS = 8192;
+  /** The most output notifications one run sends (the notice of what was not streamed aside). */
+  static final int MAX_NOTIFICATIONS = 1000;
+  /** The most output characters streamed for one run. */
+  static final int MAX_STREAMED_CHARS = 1 << 20;
   private final BiConsumer<Script, ExecutionResult> runListener;
 
   RunTools(PolyglotSandbox sandbox, McpJsonMapper mapper, ObjectMapper json, Calls calls, ExecutorService executor,
@@ -163,20 +171,23 @@ final class RunTools {
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
     Script labelled = key == null ? script : script.withLabel(Calls.label(key));
-    StreamedOutput streamed = new StreamedOutput(exchange);
-    Script s = labelled.withOutputListener(streamed);
     return Mono.create(sink -> submit(sink, key, tool, call -> {
+      StreamedOutput streamed = new StreamedOutput(exchange);
+      Script s = labelled.withOutputListener(streamed);
       ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
       ExecutionResult r;
       try {
         r = sandbox.run(s);
+      } catch (RuntimeException | Error e) {
+        streamed.abandon();
+        throw e;
       } finally {
         call.finish();
         if (progress != null) {
           progress.cancel(false);
         }
       }
-      streamed.awaitFor(r, STREAM_CATCH_UP);
+      streamed.finish(r, STREAM_CATCH_UP);
       runListener.accept(s, r);
       return runResult(r);
     }));
@@ -184,45 +195,149 @@ final class RunTools {
 
   /**
    * A run's stdout and stderr as MCP logging notifications ({@code notifications/message}, level info,
-   * logger {@code stdout} or {@code stderr}) while it goes: sanitised and within the output cap by the
-   * sandbox; what a slow client misses is still in the result.
+   * logger {@code stdout} or {@code stderr}) while it goes, sanitised and within the output cap by the
+   * sandbox, and bounded here so that protocol messages never queue behind a flood: the chunks of each
+   * stream are gathered and sent at most every {@link #STREAM_PERIOD}, at most {@value
+   * #MAX_NOTIFICATION_CHARS} characters a time, at most {@value #MAX_NOTIFICATIONS} notifications and
+   * {@value #MAX_STREAMED_CHARS} characters a run. What does not fit is not streamed: it is counted, and
+   * the run's last notification (level warning, logger {@code sandbox}) says how many characters were
+   * not streamed. The result always holds the whole output.
    */
-  private static final class StreamedOutput implements Consumer<OutputChunk> {
+  private final class StreamedOutput implements Consumer<OutputChunk> {
     private final McpAsyncServerExchange exchange;
-    private final AtomicLong chars = new AtomicLong();
+    private final StringBuilder stdout = new StringBuilder();
+    private final StringBuilder stderr = new StringBuilder();
+    /** Held while notifications are sent, so that none follows the last one (and the answer). */
+    private final Object sending = new Object();
+    private final ScheduledFuture<?> flusher;
+    /** Whether a flush is queued or under way on a call thread (the timer's thread never sends). */
+    private final java.util.concurrent.atomic.AtomicBoolean flushing = new java.util.concurrent.atomic.AtomicBoolean();
+    // Guarded by this:
+    private long received;
+    private long streamed;
+    private int notifications;
+    private boolean closed;
 
     StreamedOutput(McpAsyncServerExchange exchange) {
       this.exchange = exchange;
+      long period = STREAM_PERIOD.toMillis();
+      // A send may block (an HTTP client that does not read): it happens on a call thread, one at a time.
+      this.flusher = timer.scheduleWithFixedDelay(() -> {
+        if (flushing.compareAndSet(false, true)) {
+          try {
+            executor.execute(() -> {
+              try {
+                flush();
+              } finally {
+                flushing.set(false);
+              }
+            });
+          } catch (RejectedExecutionException e) {
+            flushing.set(false);   // the server is stopping
+          }
+        }
+      }, period, period, TimeUnit.MILLISECONDS);
     }
 
-    @Override
-    public void accept(OutputChunk chunk) {
-      String logger = chunk.stream() == OutputChunk.Stream.STDOUT ? "stdout" : "stderr";
-      exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.INFO, chunk.text())
-          .logger(logger).build()).subscribe(v -> {}, e -> {});
+    /** Stops streaming a run that never ran. */
+    void abandon() {
+      flusher.cancel(false);
       synchronized (this) {
-        chars.addAndGet(chunk.text().length());
-        notifyAll();
+        closed = true;
       }
     }
 
-    /**
-     * Waits, at most {@code wait}, until the notifications of {@code r}'s output have been handed over,
-     * so that they precede the call's answer; chunks the run's listener missed are not waited for.
-     */
-    synchronized void awaitFor(ExecutionResult r, Duration wait) {
-      long expected = r.undeliveredOutputChunks() > 0 ? 0 : r.stdout().length() + r.stderr().length();
-      long giveUp = System.nanoTime() + wait.toNanos();
-      try {
-        while (chars.get() < expected) {
-          long left = giveUp - System.nanoTime();
-          if (left <= 0) {
+    @Override
+    public synchronized void accept(OutputChunk chunk) {
+      String text = chunk.text();
+      received += text.length();
+      notifyAll();
+      if (closed) {
+        return;
+      }
+      StringBuilder pending = chunk.stream() == OutputChunk.Stream.STDOUT ? stdout : stderr;
+      long budget = MAX_STREAMED_CHARS - streamed - stdout.length() - stderr.length();
+      int room = (int) Math.max(0, Math.min(MAX_NOTIFICATION_CHARS - pending.length(), budget));
+      if (notifications >= MAX_NOTIFICATIONS) {
+        room = 0;
+      }
+      pending.append(text, 0, Math.min(room, text.length()));   // the rest is counted in finish()
+    }
+
+    /** Sends what each stream gathered since the last time, one notification per stream. */
+    private void flush() {
+      synchronized (sending) {
+        List<McpSchema.LoggingMessageNotification> batch = new ArrayList<>(2);
+        synchronized (this) {
+          if (closed) {
             return;
           }
-          TimeUnit.NANOSECONDS.timedWait(this, left);
+          take(stdout, "stdout", batch);
+          take(stderr, "stderr", batch);
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        batch.forEach(this::send);
+      }
+    }
+
+    /** Guarded by this. */
+    private void take(StringBuilder pending, String logger, List<McpSchema.LoggingMessageNotification> batch) {
+      if (pending.isEmpty()) {
+        return;
+      }
+      if (notifications < MAX_NOTIFICATIONS) {
+        batch.add(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.INFO, pending.toString())
+            .logger(logger).build());
+        notifications++;
+        streamed += pending.length();
+      }
+      pending.setLength(0);
+    }
+
+    private void send(McpSchema.LoggingMessageNotification n) {
+      exchange.loggingNotification(n).subscribe(v -> {}, e -> {});
+    }
+
+    /**
+     * Ends the stream of {@code r}'s run: waits, at most {@code wait}, until the run's output has been
+     * handed over (chunks the run's listener missed are not waited for), sends what is gathered, then the
+     * notice of what was not streamed, if anything was not. Nothing is sent after this returns.
+     */
+    void finish(ExecutionResult r, Duration wait) {
+      synchronized (this) {
+        long expected = r.undeliveredOutputChunks() > 0 ? 0 : r.stdout().length() + r.stderr().length();
+        long giveUp = System.nanoTime() + wait.toNanos();
+        try {
+          while (received < expected) {
+            long left = giveUp - System.nanoTime();
+            if (left <= 0) {
+              break;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      flusher.cancel(false);
+      synchronized (sending) {
+        List<McpSchema.LoggingMessageNotification> batch = new ArrayList<>(3);
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          take(stdout, "stdout", batch);
+          take(stderr, "stderr", batch);
+          closed = true;
+          // What the result holds and no notification carried (chunks the listener missed included).
+          long missed = (long) r.stdout().length() + r.stderr().length() - streamed;
+          if (missed > 0) {
+            batch.add(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.WARNING, missed
+                + " characters of output were not streamed (at most " + MAX_NOTIFICATION_CHARS + " per stream every "
+                + STREAM_PERIOD.toMillis() + " ms and " + MAX_STREAMED_CHARS + " per run are); the result holds"
+                + " the whole output").logger("sandbox").build());
+          }
+        }
+        batch.forEach(this::send);
       }
     }
   }

@@ -50,7 +50,11 @@ import org.polyglotsandbox.Script;
  * gets a progress notification every {@link Builder#progressAfter} while it runs. Guest stdout and stderr
  * stream as logging notifications ({@code notifications/message}, logger {@code stdout} or
  * {@code stderr}) while the run goes, sanitised and within the output cap, sent before the answer
- * (waiting at most 500 ms for them), and are whole in the result.
+ * (waiting at most 500 ms for them), and are whole in the result. The stream is bounded so that a
+ * flood of output never holds up protocol messages: gathered and sent every 100 ms, at most 8192
+ * characters per stream a time, 1000 notifications and 1 Mi characters a run; a run whose output did
+ * not all fit ends its stream with a notice (level warning, logger {@code sandbox}) saying how many
+ * characters were not streamed.
  *
  * <p>The server does not own the sandbox: close the sandbox after the server has stopped.
  */
@@ -112,10 +116,11 @@ public final class SandboxMcpServer {
   public void serveStdio(InputStream in, OutputStream out) throws InterruptedException {
     Objects.requireNonNull(in, "in");
     Objects.requireNonNull(out, "out");
-    Inbound inbound = new Inbound(mapper, json, calls);
-    StdioGuard guard = new StdioGuard(in, out, json, inbound, maxMessageBytes);
+    Inbound inbound = new Inbound(mapper, json, calls, true);
+    OutputStream plain = new StdioOut(out, json);
+    StdioGuard guard = new StdioGuard(in, plain, json, inbound, maxMessageBytes);
     // The SDK reads what the guard forwards: at most maxMessageBytes, plus the call tag.
-    StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, out, maxMessageBytes + 4096);
+    StdioServerTransportProvider provider = new StdioServerTransportProvider(mapper, guard, plain, maxMessageBytes + 4096);
     McpAsyncServer server = server(provider);
     try {
       guard.eof().await();
