@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -62,6 +63,30 @@ public final class SandboxCli implements Callable<Integer> {
     int status = execute(args, out, err);
     out.flush();
     err.flush();
+    exitWithin(status, EXIT_WAIT);
+  }
+
+  /** How long the JVM's shutdown hooks may take before the CLI ends the process without them. */
+  static final Duration EXIT_WAIT = Duration.ofSeconds(2);
+
+  /**
+   * Exits with {@code status}, or halts if the shutdown hooks take longer than {@code wait}. A guest
+   * thread the sandbox abandoned (held in a builtin that polls no safepoint, such as a huge BigInt
+   * power) keeps GraalVM's engine from closing, and the engine's own shutdown hook waits for it: the
+   * process then went on for minutes after printing its answer. Everything of the run (result, audit
+   * log, output files) is written before this is called.
+   */
+  private static void exitWithin(int status, Duration wait) {
+    Thread halt = new Thread(() -> {
+      try {
+        Thread.sleep(wait);
+      } catch (InterruptedException e) {
+        return;
+      }
+      Runtime.getRuntime().halt(status);
+    }, "sandbox-exit");
+    halt.setDaemon(true);
+    halt.start();
     System.exit(status);
   }
 

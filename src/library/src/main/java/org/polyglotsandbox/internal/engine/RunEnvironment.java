@@ -104,6 +104,7 @@ final class RunEnvironment implements AutoCloseable {
       if (language == Language.JAVASCRIPT) {
         JavaScriptFileApi.install(context, fs);
         env.eventLoop = JavaScriptEventLoop.install(context);
+        JavaScriptBuiltinBounds.install(context);
       } else {
         // The shield's code is the context's first: GraalPy has located its home (at the virtual path)
         // when it returns, and no guest code has run yet.

@@ -72,6 +72,13 @@ final class BombProbes {
   static final String JS_BOMB_RESULT = """
       new Array(audit.bombResultNodes + 1).fill(0)""";
 
+  /**
+   * A few hundred bytes of shared references that {@code JSON.stringify} would walk as 2^40 nodes: a
+   * Java builtin that polled no safepoint ran minutes past the cap before the sandbox's own stringify.
+   */
+  static final String JS_BOMB_JSON_EXPANSION = """
+      let a = [1]; for (let i = 0; i < 40; i++) { a = [a, a]; } JSON.stringify(a); 'reachable: finished'""";
+
   static final String JS_BOMB_WALL_TIME = """
       const end = Date.now() + 3600e3; while (Date.now() < end) {} 'reachable: finished'""";
 
@@ -146,5 +153,6 @@ final class BombProbes {
       new Bomb("stack", Limit.STACK, JS_BOMB_STACK, PY_BOMB_STACK),
       new Bomb("result", null, JS_BOMB_RESULT, PY_BOMB_RESULT),
       new Bomb("wall-time", Limit.WALL_TIME, JS_BOMB_WALL_TIME, PY_BOMB_WALL_TIME),
-      new Bomb("files", Limit.FILES, null, PY_BOMB_FILES));
+      new Bomb("files", Limit.FILES, null, PY_BOMB_FILES),
+      new Bomb("json-expansion", Limit.CPU_TIME, JS_BOMB_JSON_EXPANSION, null));
 }

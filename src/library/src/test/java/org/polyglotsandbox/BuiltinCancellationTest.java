@@ -1,0 +1,80 @@
+package org.polyglotsandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Builtins that could run for minutes on a small input without reaching a safepoint, where a stopped run
+ * stops: each is attacked from guest code, and the run must end at its cap (or with the guest error that
+ * names the bound) with its thread really stopped, not abandoned still running.
+ */
+class BuiltinCancellationTest {
+  private static final Duration CAP = Duration.ofSeconds(2);
+  /** What a stopped guest thread may take to return: far more than a real stop, far less than the attacks. */
+  private static final Duration STOPPED_WITHIN = Duration.ofSeconds(20);
+  private static final String EXPANDING = "let a = [1]; for (let i = 0; i < 40; i++) a = [a, a];\n";
+  private static final String EXPANDING_OBJECT = "let a = {}; for (let i = 0; i < 40; i++) a = {x: a, y: a};\n";
+
+  private PolyglotSandbox sandbox;
+  private Set<Thread> before;
+
+  @BeforeEach
+  void build() {
+    before = Thread.getAllStackTraces().keySet();
+    sandbox = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
+        .limits(Limits.builder().wallTime(CAP).maxCpuTime(Duration.ofMinutes(5)).maxStatements(Long.MAX_VALUE).build())
+        .build()).build();
+  }
+
+  @AfterEach
+  void close() {
+    sandbox.close();
+  }
+
+  @Test
+  void jsonStringifyOfAnExpandingStructure_stopsAtTheWallTimeLimit() throws InterruptedException {
+    assertStoppedAtTheWallTimeLimit(Language.JAVASCRIPT, EXPANDING + "JSON.stringify(a)");
+  }
+
+  @Test
+  void jsonStringifyOfAnExpandingStructure_withAReplacerArray_stopsAtTheWallTimeLimit() throws InterruptedException {
+    assertStoppedAtTheWallTimeLimit(Language.JAVASCRIPT, EXPANDING_OBJECT + "JSON.stringify(a, ['x', 'y'])");
+  }
+
+  @Test
+  void jsonStringifyWithAHugeSparseReplacerArray_stopsAtTheWallTimeLimit() throws InterruptedException {
+    assertStoppedAtTheWallTimeLimit(Language.JAVASCRIPT, "let r = []; r.length = 2 ** 32 - 1; JSON.stringify({}, r)");
+  }
+
+  private void assertStoppedAtTheWallTimeLimit(Language language, String code) throws InterruptedException {
+    ExecutionResult r = sandbox.run(language, code);
+    assertThatRun(r).wasStoppedBy(Limit.WALL_TIME);
+    assertRunThreadsStopped(code);
+  }
+
+  /** The run's thread returned from the guest (it waits for the next run), which an abandoned one does not. */
+  private void assertRunThreadsStopped(String code) throws InterruptedException {
+    List<Thread> runThreads = Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> !before.contains(t) && t.getName().startsWith("polyglot-sandbox-run"))
+        .toList();
+    long deadline = System.nanoTime() + STOPPED_WITHIN.toNanos();
+    List<Thread> busy = runThreads;
+    while (!busy.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      busy = runThreads.stream().filter(t -> t.isAlive() && t.getState() == Thread.State.RUNNABLE).toList();
+    }
+    assertThat(busy).as("run threads still running after the result of %s", code)
+        .extracting(t -> t.getName() + " " + Stream.of(t.getStackTrace()).limit(6).map(String::valueOf)
+            .collect(Collectors.joining(" <- ")))
+        .isEmpty();
+  }
+}
