@@ -266,14 +266,34 @@ final class RunTools {
 
     /** Sends what each stream gathered since the last time, one notification per stream. */
     private void flush() {
+      sendGathered(null);
+    }
+
+    /**
+     * Sends what each stream gathered since the last time, one notification per stream; with {@code end},
+     * the result of the run, also closes the stream and sends the notice of what was not streamed, if
+     * anything was not. Does nothing once the stream is closed.
+     */
+    private void sendGathered(ExecutionResult end) {
       synchronized (sending) {
-        List<McpSchema.LoggingMessageNotification> batch = new ArrayList<>(2);
+        List<McpSchema.LoggingMessageNotification> batch = new ArrayList<>(3);
         synchronized (this) {
           if (closed) {
             return;
           }
           take(stdout, "stdout", batch);
           take(stderr, "stderr", batch);
+          if (end != null) {
+            closed = true;
+            // What the result holds and no notification carried (chunks the listener missed included).
+            long missed = (long) end.stdout().length() + end.stderr().length() - streamed;
+            if (missed > 0) {
+              batch.add(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.WARNING, missed
+                  + " characters of output were not streamed (at most " + MAX_NOTIFICATION_CHARS + " per stream"
+                  + " every " + STREAM_PERIOD.toMillis() + " ms and " + MAX_STREAMED_CHARS + " per run are); the"
+                  + " result holds the whole output").logger("sandbox").build());
+            }
+          }
         }
         batch.forEach(this::send);
       }
@@ -319,26 +339,7 @@ final class RunTools {
         }
       }
       flusher.cancel(false);
-      synchronized (sending) {
-        List<McpSchema.LoggingMessageNotification> batch = new ArrayList<>(3);
-        synchronized (this) {
-          if (closed) {
-            return;
-          }
-          take(stdout, "stdout", batch);
-          take(stderr, "stderr", batch);
-          closed = true;
-          // What the result holds and no notification carried (chunks the listener missed included).
-          long missed = (long) r.stdout().length() + r.stderr().length() - streamed;
-          if (missed > 0) {
-            batch.add(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.WARNING, missed
-                + " characters of output were not streamed (at most " + MAX_NOTIFICATION_CHARS + " per stream every "
-                + STREAM_PERIOD.toMillis() + " ms and " + MAX_STREAMED_CHARS + " per run are); the result holds"
-                + " the whole output").logger("sandbox").build());
-          }
-        }
-        batch.forEach(this::send);
-      }
+      sendGathered(r);
     }
   }
 

@@ -368,7 +368,7 @@ final class ProcessShield {
               return struct_time(tuple(gmtime_(secs))[:9] + ('UTC', 0))
 
           def localtime(secs=None):
-              return struct_time(tuple(gmtime_(secs))[:9] + ('UTC', 0))
+              return gmtime(secs)
 
           def iso_weeks(y):
               p = (y + y // 4 - y // 100 + y // 400) %% 7
