@@ -88,10 +88,53 @@ class AsyncProgramsTest {
         const b = await Promise.resolve(tools.kv.get({key: 'b'}));
         return a.value + b.value;""");
     assertThatRun(r).hasValue("AB");
-    // The last expression's value is not kept in that form: a program that wants one returns it.
-    assertThatRun(sandbox.run(Language.JAVASCRIPT, "await null; 42")).hasValue(null);
     // A program that parses as a script keeps its last expression's value.
     assertThatRun(sandbox.run(Language.JAVASCRIPT, "const x = 6; x * 7")).hasValue(42L);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', quoteCharacter = '~', textBlock = """
+      # program (\\n is a line break)                                      | its value as JSON
+      const x = await Promise.resolve(40);\\nx + 2                          | 42
+      await null; 42                                                        | 42
+      await null\\n42                                                        | 42
+      const a = await tools.kv.get({key: 'a'})\\na.value                     | "A"
+      let x = await 1\\nx\\n+ 1                                                | 2
+      const g = async (n) => n * 2;\\nconst v = await g\\n(21)\\nv              | 42
+      await 1;\\n'a;b}' + "c"                                                | "a;b}c"
+      await 1;\\n`v${ {a: 1}.a }`                                            | "v1"
+      await 1;\\n/a;b}/.test('a;b}')                                          | true
+      await 1;\\n2 // two                                                    | 2
+      await 1; // a ; comment }\\n3                                          | 3
+      await 1; /* ; } */ 4;                                                 | 4
+      const f = async () => { return 1; };\\nawait f()                      | 1
+      if (await true) return 'early';\\n'late'                               | "early"
+      await 1;\\nreturn 5                                                     | 5
+      const y = await 1;                                                    | null
+      await 1; function f() { return 2; }                                   | null
+      for (const i of [1]) { await i; }                                     | null
+      const o = await Promise.resolve({n: 3}); ({...o, m: o.n + 1})         | {"n":3,"m":4}
+      """)
+  void topLevelAwait_returnsTheLastExpressionAsAReplWould_orWhatItReturns(String program, String json) {
+    ExecutionResult r = sandbox.run(Language.JAVASCRIPT, program.replace("\\n", "\n"));
+    assertThatRun(r).hasOutcome(Outcome.OK);
+    assertThat(json(r.value())).isEqualTo(json);
+  }
+
+  @Test
+  void topLevelAwait_ofAProgramEndingInADeclaration_runsItOnce() {
+    ExecutionResult r = sandbox.run(Language.JAVASCRIPT, "console.log('once'); await null; const z = 1;");
+    assertThatRun(r).hasValue(null);
+    assertThat(r.stdout()).isEqualTo("once\n");
+  }
+
+  private static String json(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      StringBuilder b = new StringBuilder("{");
+      map.forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append('"').append(k).append("\":").append(json(v)));
+      return b.append('}').toString();
+    }
+    return value instanceof String s ? '"' + s + '"' : String.valueOf(value);
   }
 
   @Test

@@ -750,7 +750,8 @@ final class GuestRun {
   /**
    * Evaluates the program. A JavaScript program that does not parse as a script but does as the body of
    * an async function (top-level {@code await}, a top-level {@code return}) runs as that body, and its
-   * value is what it returns (a Promise, settled by {@link AsyncResult}); a program that parses as
+   * value is what it returns, or else its last expression's, as a REPL's would be (a Promise, settled by
+   * {@link AsyncResult}; see {@link AsyncProgramBody}); a program that parses as
    * neither fails with the script's syntax error. A script's value stays its last expression's.
    */
   private Value evaluate(Context context) {
@@ -783,12 +784,23 @@ final class GuestRun {
         return null;
       }
     }
-    Source body = sources.get(Language.JAVASCRIPT, script.name(), "(async () => {" + script.code() + "\n})()");
+    Source plain = sources.get(Language.JAVASCRIPT, script.name(), AsyncProgramBody.plain(script.code()));
     try {
-      context.parse(body);
-      return body;
+      context.parse(plain);
     } catch (PolyglotException notABody) {
       return null;
+    }
+    String returning = AsyncProgramBody.returningLastExpression(script.code(), text -> parses(context, text));
+    return returning == null ? plain : sources.get(Language.JAVASCRIPT, script.name(), returning);
+  }
+
+  /** Whether {@code text} parses as a JavaScript script; a check only, so its source is never cached. */
+  private static boolean parses(Context context, String text) {
+    try {
+      context.parse(Source.newBuilder("js", text, "check.js").cached(false).buildLiteral());
+      return true;
+    } catch (PolyglotException e) {
+      return false;
     }
   }
 
