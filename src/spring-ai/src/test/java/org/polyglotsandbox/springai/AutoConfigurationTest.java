@@ -118,7 +118,7 @@ class AutoConfigurationTest {
         .run(context -> {
           PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
           // Read in this order: a warm-up still going after the pool was read was going when it was read,
-          // and the pool is made only after the warm-up (several fresh Python contexts: seconds).
+          // and the pool is made at the warm-up's end (after several fresh Python contexts: seconds).
           int warm = sandbox.warmContexts(Language.PYTHON);
           assertThat(sandbox.started().toCompletableFuture()).as("warm-up still going").isNotDone();
           assertThat(warm).as("warm Python contexts when the context was ready").isZero();
