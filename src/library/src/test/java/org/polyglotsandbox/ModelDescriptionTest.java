@@ -61,6 +61,19 @@ class ModelDescriptionTest {
   }
 
   @Test
+  void description_saysHowAnAsyncProgramGivesItsValue_inEachLanguage() {
+    Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT, Language.PYTHON).build();
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).startInBackground().build()) {
+      assertThat(sandbox.describeForModel(Language.JAVASCRIPT))
+          .contains("An async program works: with top-level await it gives its value with return; a Promise as"
+              + " its last expression is awaited.");
+      assertThat(sandbox.describeForModel(Language.PYTHON))
+          .contains("An async program works: asyncio needs no permission, and a coroutine as its last expression"
+              + " (such as main()) is run to its end; tool calls return their values at once, not awaitables.");
+    }
+  }
+
+  @Test
   void aLongSchema_isCutAndSaysSo() throws IOException {
     String huge = "{\"type\": \"object\", \"description\": \"" + "x".repeat(5000) + "\"}";
     Tool kv = Tool.builder("kv.get").parameters(huge).handler(args -> Map.of()).build();

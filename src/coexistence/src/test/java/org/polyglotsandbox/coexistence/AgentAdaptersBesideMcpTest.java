@@ -7,6 +7,7 @@ import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Tool;
@@ -57,7 +59,9 @@ class AgentAdaptersBesideMcpTest {
     tools.add(Tool.builder("lookup").parameters(JsonSchemaGenerator.generateForType(Lookup.class))
         .handler(args -> args.get("limit")).inline().build());
     sandbox = PolyglotSandbox.builder()
-        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("stock.unitsOf", "lookup").build())
+        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("stock.unitsOf", "lookup")
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+            .build())
         .tools(tools)
         .build();
   }

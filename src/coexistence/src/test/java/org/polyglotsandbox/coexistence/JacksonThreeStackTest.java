@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
@@ -46,7 +48,9 @@ class JacksonThreeStackTest {
         .inline()
         .build();
     sandbox = PolyglotSandbox.builder()
-        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("lookup").build())
+        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("lookup")
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+            .build())
         .tool(lookup)
         .build();
   }

@@ -74,7 +74,10 @@ class AiServicesAgentTest {
         .allowLanguages(Language.PYTHON, Language.JAVASCRIPT)
         .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
         .allowTools("shop.unitPrice")
-        .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(2_000_000).build())
+        // Time a loaded machine meets for every guest that answers (a cold Python context takes seconds of
+        // CPU); the runaway guest cannot finish, and its 2,000,000 statements stop it either way.
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60))
+            .maxStatements(2_000_000).build())
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy).tools(shopTools).build();
   }
@@ -121,7 +124,7 @@ class AiServicesAgentTest {
     assertThat(model.requests.get(0).toolSpecifications()).extracting(s -> s.name())
         .containsExactly("run_javascript", "run_python");
     assertThat(model.requests.get(0).toolSpecifications().get(1).description())
-        .contains("/data (read-only)", "shop.unitPrice", "wall time 5 s", "2,000,000 statements");
+        .contains("/data (read-only)", "shop.unitPrice", "wall time 60 s", "2,000,000 statements");
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.agent.tool.P;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
@@ -58,7 +60,9 @@ class ApplicationToolsTest {
   static void build() {
     tools = ApplicationTools.builder().namespace("shop").add(CATALOGUE).build();
     sandbox = PolyglotSandbox.builder()
-        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("shop.quote", "shop.reset").build())
+        .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder().allowTools("shop.quote", "shop.reset")
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+            .build())
         .tools(tools)
         .build();
   }

@@ -24,7 +24,9 @@ class SandboxCodeExecutionEngineTest {
   static void build() {
     sandbox = PolyglotSandbox.builder()
         .policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
-            .limits(Limits.builder().wallTime(Duration.ofSeconds(2)).maxStatements(1_000_000).build()).build())
+            // Time a loaded machine meets; the endless loop meets its 1,000,000 statements long before.
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60))
+                .maxStatements(1_000_000).build()).build())
         .build();
     engine = SandboxCodeExecutionEngine.of(sandbox, Language.JAVASCRIPT);
   }

@@ -37,7 +37,8 @@ class SandboxToolsTest {
             .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
             .mount(Mount.scratch("/scratch"))
             .allowTools("clock")
-            .limits(Limits.builder().wallTime(Duration.ofSeconds(2)).maxStatements(1_000_000).build())
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60))
+                .maxStatements(1_000_000).build())
             .build())
         .tool(clock)
         .build();
@@ -75,7 +76,7 @@ class SandboxToolsTest {
 
     assertThat(description).contains("JavaScript", "readText(path)", "/data (read-only)",
         "/scratch (an empty scratch directory, in memory)", "clock (The time now)",
-        "No network, processes, threads", "wall time 2 s", "1,000,000 statements", "1 MiB of stdout and stderr");
+        "No network, processes, threads", "wall time 60 s", "1,000,000 statements", "1 MiB of stdout and stderr");
   }
 
   @Test

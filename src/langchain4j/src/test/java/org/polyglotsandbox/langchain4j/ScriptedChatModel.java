@@ -24,9 +24,18 @@ final class ScriptedChatModel implements ChatModel {
 
   /** A model that first calls {@code tool} with {@code argumentsJson}, then answers with {@code answer} of the result text. */
   static ScriptedChatModel callingThenAnswering(String tool, String argumentsJson, Function<String, String> answer) {
+    return callingThenAnswering(request -> ToolExecutionRequest.builder().id("call-1").name(tool)
+        .arguments(argumentsJson).build(), answer);
+  }
+
+  /**
+   * A model that first makes its tool call from the request it was sent (the tools it was offered, as a
+   * real model sees them), then answers with {@code answer} of the result text.
+   */
+  static ScriptedChatModel callingThenAnswering(Function<ChatRequest, ToolExecutionRequest> call,
+      Function<String, String> answer) {
     ScriptedChatModel m = new ScriptedChatModel();
-    m.turns.add(request -> AiMessage.from(ToolExecutionRequest.builder().id("call-1").name(tool)
-        .arguments(argumentsJson).build()));
+    m.turns.add(request -> AiMessage.from(call.apply(request)));
     m.turns.add(request -> AiMessage.from(answer.apply(lastToolResult(request))));
     return m;
   }

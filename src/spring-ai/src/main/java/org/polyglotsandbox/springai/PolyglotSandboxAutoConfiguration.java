@@ -33,7 +33,9 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(PolyglotSandboxProperties.class)
 public class PolyglotSandboxAutoConfiguration {
   /**
-   * The sandbox; {@code close()} is its destroy method.
+   * The sandbox; {@code close()} is its destroy method. It warms up in the background unless
+   * {@code polyglot-sandbox.start-in-background=false}, so the context does not wait for the first context
+   * of each language (seconds for Python); {@link PolyglotSandbox#started()} completes when it has.
    *
    * @throws IllegalArgumentException naming the property or the policy file's field, for a bad value
    */

@@ -17,37 +17,59 @@ import org.springframework.util.unit.DataSize;
  */
 @ConfigurationProperties("polyglot-sandbox")
 public class PolyglotSandboxProperties {
-  /** Whether to make the sandbox and its tool callbacks at all; true unless set. */
+  // Each field's Javadoc is its description in META-INF/spring-configuration-metadata.json, which IDEs show
+  // as it is: plain text, no Javadoc tags. Defaults a field cannot state (the library's, or none) are in
+  // META-INF/additional-spring-configuration-metadata.json.
+
+  /** Whether to make the sandbox and its tool callbacks at all. */
   private boolean enabled = true;
-  /** A policy file; relative mount paths in it resolve against its own directory. */
+  /**
+   * A policy file (the format of docs/policy-file.md); relative mount paths in it resolve against its own
+   * directory. None unless set: the policy is then compute only (no files, no tools).
+   */
   private Path policyFile;
-  /** Languages added to the policy: {@code js}, {@code python}. */
+  /**
+   * Languages added to the policy file's: js, python. With neither the file nor this naming one, guest code
+   * may only be JavaScript.
+   */
   private List<String> languages = new ArrayList<>();
-  /** Names of {@code Tool} beans guest code may call, added to the policy file's. */
+  /** Names of Tool beans guest code may call, added to the policy file's. None unless set. */
   private List<String> tools = new ArrayList<>();
-  /** Contexts per language made in advance; 0 (none) unless set. */
+  /** Contexts per language made in advance, so that a run skips making its own; 0 (none) unless set. */
   private int warmContexts;
-  /** Runs at once; the library's default unless set. */
+  /**
+   * Runs at once; the library's default (4 per processor, at most 1024) unless set. Past it, runs wait for a
+   * turn.
+   */
   private Integer maxConcurrentRuns;
-  /** Runs waiting for a turn; the library's default unless set. */
+  /** Runs waiting for a turn; past it, a run is refused at once. The library's default (64) unless set. */
   private Integer maxWaitingRuns;
   /** How long a run may wait for its turn and set-up; the library's default (30 s) unless set. */
   private Duration startTimeout;
-  /** Warm-up budget for the JIT at start; none unless set. */
+  /**
+   * How long the start spends running representative programs so that the JIT has compiled the common paths,
+   * then waiting for the warm contexts; 0 (none) unless set. With start-in-background (the default) this
+   * happens after the application has started, and the first runs wait for it.
+   */
   private Duration warmUp;
   /**
-   * Whether the warm-up runs in the background, so that the application starts without waiting for it
-   * (the first runs wait instead); false unless set.
+   * Whether the sandbox warms up in the background (true, the default) or while the application context
+   * starts (false). The warm-up makes the first context of each language in the JVM (seconds for Python,
+   * more on a busy machine) and, with a warm-up budget, spends it and waits for the warm contexts, which
+   * are otherwise made after it, beside the first runs. In the background, the application starts at once
+   * and a run that arrives earlier waits for the warm-up (its queue time includes the wait); a warm-up that
+   * fails, such as a python-imports module that cannot be imported, is logged and fails every run instead
+   * of the start. Set false to have start-up wait for the warm-up and fail on it.
    */
-  private boolean startInBackground;
+  private boolean startInBackground = true;
   /**
-   * Python standard-library modules imported into each Python context before its run, such as
-   * {@code json}; with warm contexts, off the caller's time. None unless set.
+   * Python standard-library modules imported into each Python context before its run, such as json; with
+   * warm contexts, off the caller's time. None unless set.
    */
   private List<String> pythonImports = new ArrayList<>();
   /**
-   * Guest directories, inside or above the policy file's mounts, put at the front of {@code sys.path} in each
-   * Python context; with {@code python-imports}, a mounted package can be imported ahead. None unless set.
+   * Guest directories, inside or above the policy file's mounts, put at the front of sys.path in each Python
+   * context; with python-imports, a mounted package can be imported ahead. None unless set.
    */
   private List<String> pythonPath = new ArrayList<>();
   private final LimitsProperties limits = new LimitsProperties();
@@ -152,14 +174,33 @@ public class PolyglotSandboxProperties {
     return limits;
   }
 
-  /** {@code polyglot-sandbox.limits.*}: each replaces the policy file's (or the default) when set. */
+  /**
+   * polyglot-sandbox.limits.*: the limits of every run. Each replaces the policy file's when set; unset, a
+   * run has the policy file's, else the library's default.
+   */
   public static class LimitsProperties {
+    /** A run's wall-clock deadline, from its start to its copied-out result; the policy file's or 10 s unless set. */
     private Duration wallTime;
+    /**
+     * CPU time a run's thread may use; unlike the wall time, it does not grow while the guest waits. The policy
+     * file's or 10 s unless set.
+     */
     private Duration maxCpuTime;
+    /** Guest statements a run may execute; the policy file's or 100,000,000 unless set. */
     private Long maxStatements;
+    /**
+     * Heap a run's thread may allocate, garbage included (allocation, not live data); the policy file's or
+     * 1 GB unless set.
+     */
     private DataSize maxAllocatedBytes;
+    /** Bytes a run may write to stdout and stderr together; the policy file's or 1 MB unless set. */
     private DataSize maxOutputBytes;
+    /** Bytes a run's in-memory file system may hold, mounted copies included; the policy file's or 64 MB unless set. */
     private DataSize maxFileBytes;
+    /**
+     * Files and directories a run's in-memory file system may hold, mounted copies included; the policy file's
+     * or 1000 unless set.
+     */
     private Integer maxFiles;
 
     public Duration getWallTime() {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,12 +29,15 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link PolyglotSandboxAutoConfiguration} in a real Spring application context: the sandbox bean and
- * its tool callbacks exist, honour {@code polyglot-sandbox.*} and the policy file, back off, and the
- * sandbox is closed with the context. JavaScript only, so that each context starts quickly.
+ * its tool callbacks exist, honour {@code polyglot-sandbox.*} and the policy file, start without waiting
+ * for the warm-up, back off, and the sandbox is closed with the context. JavaScript unless a test is about
+ * Python, so that each context starts quickly.
  */
 class AutoConfigurationTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(PolyglotSandboxAutoConfiguration.class));
+  /** Limits a guest that must answer meets on a loaded machine (a cold Python context takes seconds of CPU). */
+  private static final String[] GENEROUS = {"polyglot-sandbox.limits.wall-time=60s", "polyglot-sandbox.limits.max-cpu-time=60s"};
 
   @TempDir
   Path dir;
@@ -63,13 +67,13 @@ class AutoConfigurationTest {
     Files.writeString(dir.resolve("policy.json"), """
         {"languages": ["js"],
          "mounts": [{"host": "sales.csv", "guest": "/data/sales.csv"}, {"guest": "/tmp", "access": "scratch"}],
-         "limits": {"wallTime": "20s", "maxStatements": 5000000, "maxOutputBytes": "64k"},
+         "limits": {"wallTime": "20s", "maxCpuTime": "60s", "maxStatements": 5000000, "maxOutputBytes": "64k"},
          "tools": ["clock"]}""");
     runner.withBean("clock", Tool.class, () -> Tool.builder("clock").handler(a -> "noon").inline().build())
         .withBean("unlisted", Tool.class, () -> Tool.builder("secret").handler(a -> "never").build())
         .withPropertyValues(
             "polyglot-sandbox.policy-file=" + dir.resolve("policy.json"),
-            "polyglot-sandbox.limits.wall-time=3s",
+            "polyglot-sandbox.limits.wall-time=60s",
             "polyglot-sandbox.limits.max-output-bytes=16KB",
             "polyglot-sandbox.warm-contexts=1",
             "polyglot-sandbox.max-concurrent-runs=2")
@@ -78,7 +82,7 @@ class AutoConfigurationTest {
           Policy policy = sandbox.policy();
           assertThat(policy.languages()).containsExactly(Language.JAVASCRIPT);
           assertThat(policy.mounts()).extracting(Mount::guestPath).containsExactly("/data/sales.csv", "/tmp");
-          assertThat(policy.limits().wallTime()).isEqualTo(Duration.ofSeconds(3));
+          assertThat(policy.limits().wallTime()).isEqualTo(Duration.ofSeconds(60));
           assertThat(policy.limits().maxOutputBytes()).isEqualTo(16 * 1024);
           assertThat(policy.limits().maxStatements()).isEqualTo(5_000_000);
           assertThat(sandbox.tools()).extracting(Tool::name).containsExactly("clock");
@@ -97,7 +101,9 @@ class AutoConfigurationTest {
   void warmContexts_areMadeAsTheirPropertySays() {
     runner.withPropertyValues("polyglot-sandbox.warm-contexts=2").run(context -> {
       PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      sandbox.started().toCompletableFuture().get(3, TimeUnit.MINUTES);
+      // A wait, not a measurement: the pool fills on a thread of its own after the warm-up.
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
       while (sandbox.warmContexts(Language.JAVASCRIPT) < 2 && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
@@ -106,20 +112,39 @@ class AutoConfigurationTest {
   }
 
   @Test
-  void startInBackground_letsTheContextStartBeforeTheWarmUp_andTheFirstRunWaitsForIt() {
-    runner.withPropertyValues("polyglot-sandbox.start-in-background=true", "polyglot-sandbox.languages=python")
+  void byDefault_theContextIsReadyBeforeTheWarmPoolIsFull_andARunRightAfterStartUpAnswers() {
+    runner.withPropertyValues("polyglot-sandbox.languages=python", "polyglot-sandbox.warm-contexts=2")
+        .withPropertyValues(GENEROUS)
         .run(context -> {
           PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
-          // Python's warm-up is several fresh contexts: seconds, still going when the context has started.
-          assertThat(sandbox.started().toCompletableFuture()).isNotDone();
-          assertThat(sandbox.run(Language.PYTHON, "6*7").value()).isEqualTo(42L);
-          assertThat(sandbox.started().toCompletableFuture()).isCompleted();
+          // Read in this order: a warm-up still going after the pool was read was going when it was read,
+          // and the pool is made at the warm-up's end (after several fresh Python contexts: seconds).
+          int warm = sandbox.warmContexts(Language.PYTHON);
+          assertThat(sandbox.started().toCompletableFuture()).as("warm-up still going").isNotDone();
+          assertThat(warm).as("warm Python contexts when the context was ready").isZero();
+
+          ExecutionResult r = sandbox.run(Language.PYTHON, "import json\njson.dumps({'answer': 6 * 7})");
+
+          assertThat(r.outcome()).as("%s", r).isEqualTo(Outcome.OK);
+          assertThat(r.value()).isEqualTo("{\"answer\": 42}");
+          assertThat(sandbox.started().toCompletableFuture()).as("the run waited for the warm-up").isCompleted();
         });
+  }
+
+  @Test
+  void startInBackgroundFalse_makesStartUpWaitForTheWarmUp_andFailOnIt() {
+    runner.withPropertyValues("polyglot-sandbox.start-in-background=false").run(context ->
+        assertThat(context.getBean(PolyglotSandbox.class).started().toCompletableFuture()).isCompleted());
+    runner.withPropertyValues("polyglot-sandbox.start-in-background=false", "polyglot-sandbox.languages=python",
+            "polyglot-sandbox.python-imports=no_such_module")
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("no_such_module"));
   }
 
   @Test
   void pythonImports_areInEveryPythonContextBeforeItsFirstStatement_andABadNameIsRefusedNamingTheProperty() {
     runner.withPropertyValues("polyglot-sandbox.languages=python", "polyglot-sandbox.python-imports=json,fractions")
+        .withPropertyValues(GENEROUS)
         .run(context -> {
           PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
           assertThat(sandbox.run(Language.PYTHON, "import sys\n['json' in sys.modules, 'fractions' in sys.modules,"
@@ -141,6 +166,7 @@ class AutoConfigurationTest {
         {"languages": ["python"], "mounts": [{"host": "lib", "guest": "/lib"}]}""");
     runner.withPropertyValues("polyglot-sandbox.policy-file=" + dir.resolve("policy.json"),
             "polyglot-sandbox.python-path=/lib", "polyglot-sandbox.python-imports=tally")
+        .withPropertyValues(GENEROUS)
         .run(context -> {
           PolyglotSandbox sandbox = context.getBean(PolyglotSandbox.class);
           assertThat(sandbox.run(Language.PYTHON, "import sys\n[sys.path[0], 'tally' in sys.modules,"

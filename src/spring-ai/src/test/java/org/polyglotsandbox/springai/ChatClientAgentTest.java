@@ -42,7 +42,10 @@ class ChatClientAgentTest {
     sandbox = PolyglotSandbox.builder()
         .policy(Policy.builder().allowLanguages(Language.PYTHON, Language.JAVASCRIPT)
             .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
-            .limits(Limits.builder().wallTime(Duration.ofSeconds(5)).maxStatements(2_000_000).build())
+            // Time a loaded machine meets for every guest that answers (a cold Python context takes seconds
+            // of CPU); the runaway guest cannot finish, and its 2,000,000 statements stop it either way.
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60))
+                .maxStatements(2_000_000).build())
             .build())
         .build();
     tools = SandboxToolCallbackProvider.of(sandbox, RUNS::add);
@@ -129,6 +132,6 @@ class ChatClientAgentTest {
     var offered = ((org.springframework.ai.model.tool.ToolCallingChatOptions) model.prompts.get(0).getOptions())
         .getToolCallbacks();
     assertThat(offered).extracting(c -> c.getToolDefinition().name()).containsExactly("run_javascript", "run_python");
-    assertThat(offered.get(1).getToolDefinition().description()).contains("Python", "/data (read-only)", "wall time 5 s");
+    assertThat(offered.get(1).getToolDefinition().description()).contains("Python", "/data (read-only)", "wall time 60 s");
   }
 }

@@ -3,6 +3,7 @@ package org.polyglotsandbox.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -27,7 +29,9 @@ class SandboxToolCallbackTest {
 
   @BeforeAll
   static void build() {
-    sandbox = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.JAVASCRIPT)).build();
+    sandbox = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+        .build()).build();
     callback = SandboxToolCallback.builder(sandbox, Language.JAVASCRIPT).onRun(RUNS::add).build();
   }
 
@@ -44,7 +48,7 @@ class SandboxToolCallbackTest {
     assertThat(schema.get("required").toString()).isEqualTo("[\"code\"]");
     assertThat(schema.get("additionalProperties").booleanValue()).isFalse();
     assertThat(schema.get("properties").propertyNames()).containsExactly("code", "inputs");
-    assertThat(callback.getToolDefinition().description()).contains("JavaScript", "Files: none (every file operation is denied)", "wall time 10 s");
+    assertThat(callback.getToolDefinition().description()).contains("JavaScript", "Files: none (every file operation is denied)", "wall time 60 s");
   }
 
   @Test

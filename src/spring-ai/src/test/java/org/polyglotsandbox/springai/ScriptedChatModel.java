@@ -16,6 +16,7 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.definition.ToolDefinition;
 
 /**
  * A Spring AI {@link ChatModel} that plays a script instead of calling a model: first a tool call, then an
@@ -30,11 +31,28 @@ final class ScriptedChatModel implements ChatModel {
   final List<Prompt> prompts = new CopyOnWriteArrayList<>();
 
   static ScriptedChatModel callingThenAnswering(String tool, String argumentsJson, Function<String, String> answer) {
+    return callingThenAnswering(prompt -> new AssistantMessage.ToolCall("call-1", "function", tool, argumentsJson),
+        answer);
+  }
+
+  /**
+   * A model that first makes its tool call from the prompt it was sent (the tools it was offered, as a real
+   * model sees them: {@link #offeredTools}), then answers with {@code answer} of the last tool response.
+   */
+  static ScriptedChatModel callingThenAnswering(Function<Prompt, AssistantMessage.ToolCall> call,
+      Function<String, String> answer) {
     ScriptedChatModel m = new ScriptedChatModel();
-    m.turns.add(prompt -> AssistantMessage.builder().content("")
-        .toolCalls(List.of(new AssistantMessage.ToolCall("call-1", "function", tool, argumentsJson))).build());
+    m.turns.add(prompt -> AssistantMessage.builder().content("").toolCalls(List.of(call.apply(prompt))).build());
     m.turns.add(prompt -> new AssistantMessage(answer.apply(lastToolResponse(prompt))));
     return m;
+  }
+
+  /** The definitions of the tools the prompt offers, as a tool-calling model sends them to its provider. */
+  static List<ToolDefinition> offeredTools(Prompt prompt) {
+    if (!(prompt.getOptions() instanceof ToolCallingChatOptions options)) {
+      throw new AssertionError("the prompt's options carry no tools: " + prompt.getOptions());
+    }
+    return ToolCallingManager.builder().build().resolveToolDefinitions(options);
   }
 
   @Override

@@ -1,0 +1,109 @@
+package org.polyglotsandbox.springai;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a model that knows only a code tool's description writes on first contact, asked for the unit
+ * prices of a widget and a gadget, the price of a product that does not exist, and the rows of
+ * {@code sales.csv}: an async program that calls the host's price tool for two products at once, catches
+ * the failed call as the description's error class, and reads the mounted file.
+ *
+ * <p>Every name the program uses is read from the description: the language, how a host tool is called
+ * and what it throws, which tool gives prices and the name of its argument (from its schema), the
+ * mount, how a JavaScript program reads a file, and how an async program gives its value. A description
+ * that stops saying one of them fails here, naming what it no longer says. The program's value is
+ * {@code {widget, gadget, failed, rows}}.
+ */
+final class ProgramFromDescription {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final String MISSING = "no-such-product";
+
+  private ProgramFromDescription() {}
+
+  static String write(String description) {
+    boolean js = find(description, "^Runs (JavaScript|Python)", "which language it runs").group(1).equals("JavaScript");
+    Matcher convention = find(description,
+        "Host tools, called as tools\\.NAME\\((\\{\\.\\.\\.\\}|key=value)\\) and returning a value, a failure"
+            + " (?:thrown|raised) as ([A-Za-z_]\\w*): ", "how a host tool is called and how it fails");
+    String style = convention.group(1);
+    String error = convention.group(2);
+    Matcher priceTool = find(description,
+        "(?:: |; )([A-Za-z_$][\\w$.]*) \\(([^()]*\\bprice\\b[^()]*)\\), arguments (\\{.*?\\})(?=; [A-Za-z_$][\\w$.]* \\(|\\. Limits per call)",
+        "a host tool that gives a price, with its arguments' schema");
+    String tool = priceTool.group(1);
+    String argument = requiredArgument(priceTool.group(3));
+    String mount = find(description, "Files: (/\\S*) \\(read-only\\)", "a read-only mount").group(1);
+    String csv = mount + "/sales.csv";
+    if (js) {
+      String read = find(description, "read a file with ([A-Za-z_$][\\w$]*)\\(path\\)", "how to read a file").group(1);
+      String give = find(description, "with top-level await it gives its value with (\\w+);",
+          "how a program with top-level await gives its value").group(1);
+      String call = "tools." + tool + "(" + style.replace("...", argument + ": %s") + ")";
+      return """
+          const [widget, gadget] = await Promise.all(["widget", "gadget"].map(async (p) => %s));
+          let failed = null;
+          try {
+            %s;
+          } catch (e) {
+            if (!(e instanceof %s)) { throw e; }
+            failed = e.message;
+          }
+          const rows = %s("%s").trim().split("\\n").length - 1;
+          %s {widget, gadget, failed, rows};
+          """.formatted(call.formatted("p"), call.formatted("\"" + MISSING + "\""), error, read, csv, give);
+    }
+    String main = find(description, "a coroutine as its last expression \\(such as (\\w+)\\(\\)\\) is run to its end",
+        "how an async program gives its value").group(1);
+    find(description, "(tool calls return their values at once, not awaitables)", "whether a tool call is awaited");
+    String call = "tools." + tool + "(" + style.replace("key=value", argument + "=%s") + ")";
+    return """
+        import asyncio
+
+        async def price(product):
+            return %s
+
+        async def %s():
+            widget, gadget = await asyncio.gather(price('widget'), price('gadget'))
+            try:
+                %s
+                failed = None
+            except %s as e:
+                failed = str(e)
+            with open('%s') as f:
+                rows = len(f.read().strip().splitlines()) - 1
+            return {'widget': widget, 'gadget': gadget, 'failed': failed, 'rows': rows}
+
+        %s()
+        """.formatted(call.formatted("product"), main, call.formatted("'" + MISSING + "'"), error, csv, main);
+  }
+
+  /** The model's answer from the program's value, as JSON. */
+  static String answer(String valueJson) {
+    try {
+      JsonNode v = JSON.readTree(valueJson);
+      return "A widget costs " + v.get("widget").asString() + " euros and a gadget " + v.get("gadget").asString()
+          + "; " + MISSING + ": " + v.get("failed").asString() + "; sales.csv has " + v.get("rows").asInt() + " rows.";
+    } catch (Exception e) {
+      throw new AssertionError("the program's value is not the JSON it should be: " + valueJson, e);
+    }
+  }
+
+  private static String requiredArgument(String schema) {
+    JsonNode required = JSON.readTree(schema).path("required");
+    if (required.size() != 1) {
+      throw new AssertionError("the price tool's schema does not name one required argument: " + schema);
+    }
+    return required.get(0).asString();
+  }
+
+  private static Matcher find(String description, String regex, String what) {
+    Matcher m = Pattern.compile(regex).matcher(description);
+    if (!m.find()) {
+      throw new AssertionError("the description no longer says " + what + ":\n" + description);
+    }
+    return m;
+  }
+}
