@@ -32,10 +32,10 @@ final class ModelDescription {
     b.append(" in a fresh deny-by-default sandbox and returns how it ended (OK, GUEST_ERROR, SYNTAX_ERROR,"
         + " LIMIT_EXCEEDED, ...), the value of its last expression as JSON, its stdout and stderr. ");
     // Without this a model cannot know that an async program's value is awaited, nor, in JavaScript, that
-    // top-level await makes the program a function body whose value is what it returns.
+    // a program with top-level await still gives its last expression (or may return its value).
     b.append(js
-        ? "An async program works: with top-level await it gives its value with return; a Promise as its last"
-            + " expression is awaited. "
+        ? "An async program works: with top-level await its value is still its last expression's (or what it"
+            + " returns); a Promise as its last expression is awaited. "
         : "An async program works: asyncio needs no permission, and a coroutine as its last expression (such as"
             + " main()) is run to its end; tool calls return their values at once, not awaitables. ");
     b.append("Nothing survives between calls. Each entry of `inputs` becomes a global variable holding plain"

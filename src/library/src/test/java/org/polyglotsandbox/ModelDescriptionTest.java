@@ -65,8 +65,8 @@ class ModelDescriptionTest {
     Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT, Language.PYTHON).build();
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).startInBackground().build()) {
       assertThat(sandbox.describeForModel(Language.JAVASCRIPT))
-          .contains("An async program works: with top-level await it gives its value with return; a Promise as"
-              + " its last expression is awaited.");
+          .contains("An async program works: with top-level await its value is still its last expression's (or"
+              + " what it returns); a Promise as its last expression is awaited.");
       assertThat(sandbox.describeForModel(Language.PYTHON))
           .contains("An async program works: asyncio needs no permission, and a coroutine as its last expression"
               + " (such as main()) is run to its end; tool calls return their values at once, not awaitables.");

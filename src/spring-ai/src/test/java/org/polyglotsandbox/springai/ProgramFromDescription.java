@@ -39,8 +39,8 @@ final class ProgramFromDescription {
     String csv = mount + "/sales.csv";
     if (js) {
       String read = find(description, "read a file with ([A-Za-z_$][\\w$]*)\\(path\\)", "how to read a file").group(1);
-      String give = find(description, "with top-level await it gives its value with (\\w+);",
-          "how a program with top-level await gives its value").group(1);
+      find(description, "with top-level await (its value is still its last expression's)",
+          "how a program with top-level await gives its value");
       String call = "tools." + tool + "(" + style.replace("...", argument + ": %s") + ")";
       return """
           const [widget, gadget] = await Promise.all(["widget", "gadget"].map(async (p) => %s));
@@ -52,8 +52,8 @@ final class ProgramFromDescription {
             failed = e.message;
           }
           const rows = %s("%s").trim().split("\\n").length - 1;
-          %s {widget, gadget, failed, rows};
-          """.formatted(call.formatted("p"), call.formatted("\"" + MISSING + "\""), error, read, csv, give);
+          ({widget, gadget, failed, rows});
+          """.formatted(call.formatted("p"), call.formatted("\"" + MISSING + "\""), error, read, csv);
     }
     String main = find(description, "a coroutine as its last expression \\(such as (\\w+)\\(\\)\\) is run to its end",
         "how an async program gives its value").group(1);
