@@ -42,6 +42,9 @@ public final class ContextFactory {
           .option("js.graal-builtin", "false"); // the engine's exact version: fingerprinting, nothing else
     }
     return builder
+        // GraalVM's own nine-line warning about its fallback interpreter names options the sandbox does not
+        // read; OptimizingRuntime gives one line that says what to add.
+        .option("engine.WarnInterpreterOnly", "false")
         .sandbox(SandboxPolicy.CONSTRAINED)
         .useSystemProperties(false)
         .out(OutputStream.nullOutputStream())

@@ -191,6 +191,7 @@ final class EngineRoom extends SandboxCore {
     this.toolRegistry = new ToolRegistry(bindings);
     this.interpreterFiles = InterpreterFiles.locate();
     this.engine = ContextFactory.newEngine(policy.languages(), new LogOutputStream());
+    OptimizingRuntime.warnIfInterpreted(engine.getImplementationName());
   }
 
   @Override
