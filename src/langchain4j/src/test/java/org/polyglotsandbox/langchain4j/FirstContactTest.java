@@ -1,5 +1,6 @@
 package org.polyglotsandbox.langchain4j;
 
+import org.polyglotsandbox.ProgramFromDescription;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;

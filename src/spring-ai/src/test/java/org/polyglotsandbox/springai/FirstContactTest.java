@@ -1,5 +1,6 @@
 package org.polyglotsandbox.springai;
 
+import org.polyglotsandbox.ProgramFromDescription;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;

@@ -1,7 +1,10 @@
-package org.polyglotsandbox.springai;
+package org.polyglotsandbox;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,15 +18,16 @@ import java.util.regex.Pattern;
  * and what it throws, which tool gives prices and the name of its argument (from its schema), the
  * mount, how a JavaScript program reads a file, and how an async program gives its value. A description
  * that stops saying one of them fails here, naming what it no longer says. The program's value is
- * {@code {widget, gadget, failed, rows}}.
+ * {@code {widget, gadget, failed, rows}}. Shared by the agent adapters' first-contact tests.
  */
-final class ProgramFromDescription {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+public final class ProgramFromDescription {
+  private static final JsonFactory JSON = new JsonFactory();
   private static final String MISSING = "no-such-product";
 
   private ProgramFromDescription() {}
 
-  static String write(String description) {
+  /** The program a model that read only {@code description} writes. */
+  public static String write(String description) {
     boolean js = find(description, "^Runs (JavaScript|Python)", "which language it runs").group(1).equals("JavaScript");
     Matcher convention = find(description,
         "Host tools, called as tools\\.NAME\\((\\{\\.\\.\\.\\}|key=value)\\) and returning a value, a failure"
@@ -81,22 +85,38 @@ final class ProgramFromDescription {
   }
 
   /** The model's answer from the program's value, as JSON. */
-  static String answer(String valueJson) {
-    try {
-      JsonNode v = JSON.readTree(valueJson);
-      return "A widget costs " + v.get("widget").asString() + " euros and a gadget " + v.get("gadget").asString()
-          + "; " + MISSING + ": " + v.get("failed").asString() + "; sales.csv has " + v.get("rows").asInt() + " rows.";
-    } catch (Exception e) {
-      throw new AssertionError("the program's value is not the JSON it should be: " + valueJson, e);
+  public static String answer(String valueJson) {
+    Map<String, String> v = flatObject(valueJson);
+    return "A widget costs " + v.get("widget") + " euros and a gadget " + v.get("gadget") + "; " + MISSING + ": "
+        + v.get("failed") + "; sales.csv has " + v.get("rows") + " rows.";
+  }
+
+  /** The fields of a JSON object whose values are scalars, as text. */
+  private static Map<String, String> flatObject(String json) {
+    Map<String, String> fields = new HashMap<>();
+    try (JsonParser p = JSON.createParser(json)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new AssertionError("not a JSON object: " + json);
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        if (!p.nextToken().isScalarValue()) {
+          throw new AssertionError("field " + name + " is not a scalar: " + json);
+        }
+        fields.put(name, p.getText());
+      }
+    } catch (java.io.IOException e) {
+      throw new AssertionError("the program's value is not the JSON it should be: " + json, e);
     }
+    return fields;
   }
 
   private static String requiredArgument(String schema) {
-    JsonNode required = JSON.readTree(schema).path("required");
-    if (required.size() != 1) {
+    Matcher required = Pattern.compile("\"required\"\\s*:\\s*\\[\\s*\"([^\"]+)\"\\s*]").matcher(schema);
+    if (!required.find()) {
       throw new AssertionError("the price tool's schema does not name one required argument: " + schema);
     }
-    return required.get(0).asString();
+    return required.group(1);
   }
 
   private static Matcher find(String description, String regex, String what) {
