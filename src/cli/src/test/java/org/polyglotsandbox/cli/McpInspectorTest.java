@@ -128,9 +128,10 @@ class McpInspectorTest {
     Path err = Files.createTempFile(dir, "inspector", ".err");
     ProcessBuilder pb = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectOutput(out.toFile()).redirectError(err.toFile());
-    // The inspector keeps a catalog and client settings under its home: not the user's.
+    // The inspector keeps a catalog, client settings and storage under the user's home by default.
     pb.environment().put("MCP_CATALOG_PATH", dir.resolve("inspector-home/mcp.json").toString());
     pb.environment().put("MCP_CLIENT_CONFIG_PATH", dir.resolve("inspector-home/client.json").toString());
+    pb.environment().put("MCP_STORAGE_DIR", dir.resolve("inspector-home/storage").toString());
     Process p = pb.start();
     assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("the inspector finished").isTrue();
     String stdout = Files.readString(out, StandardCharsets.UTF_8);
