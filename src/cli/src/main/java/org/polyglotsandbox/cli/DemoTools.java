@@ -44,6 +44,14 @@ public final class DemoTools {
   private static final String KEY = """
       {"type": "string", "minLength": 1, "maxLength": 128}""";
 
+  /**
+   * Any JSON value, one branch per type: a bare {@code {}} says the same but reads to schema checkers as
+   * a schema nobody wrote.
+   */
+  private static final String ANY_JSON = """
+      {"anyOf": [{"type": "object"}, {"type": "array"}, {"type": "string"}, {"type": "number"}, {"type": "boolean"},\
+       {"type": "null"}], "description": "Any JSON value; null removes the key."}""";
+
   private DemoTools() {}
 
   /**
@@ -129,7 +137,7 @@ public final class DemoTools {
             .build();
         case "kv.put" -> Tool.builder("kv.put")
             .description("Stores a JSON value in the in-memory key-value store.")
-            .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + ", \"value\": {}},"
+            .parameters("{\"type\": \"object\", \"properties\": {\"key\": " + KEY + ", \"value\": " + ANY_JSON + "},"
                 + " \"required\": [\"key\", \"value\"], \"additionalProperties\": false}")
             .handler((args, call) -> Map.of("keys", stores.put(call.runId(), (String) args.get("key"),
                 args.get("value"))))

@@ -47,7 +47,7 @@ class McpHttpCliTest {
           .jsonMapper(McpServerProcess.MAPPER).build()).requestTimeout(Duration.ofSeconds(60)).build()) {
         client.initialize();
         McpSchema.CallToolResult r = client.callTool(McpSchema.CallToolRequest.builder("run_python").arguments(Map.of("code", "sum(xs)", "inputs", Map.of("xs", java.util.List.of(1, 2, 39)))).build());
-        assertThat(r.isError()).isFalse();
+        assertThat(r.isError()).as("%s", r).isFalse();
         assertThat(((Map<?, ?>) r.structuredContent()).get("value")).isEqualTo(42);
       }
       assertThat(Files.readString(dir.resolve("stdout"))).isEmpty();

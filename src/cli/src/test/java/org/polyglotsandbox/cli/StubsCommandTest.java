@@ -36,7 +36,7 @@ class StubsCommandTest {
     assertThat(r.status()).as(r.toString()).isZero();
     assertThat(r.out()).startsWith("# Python stubs (.pyi)")
         .contains("class _Tools_kv:", "def get(self, *, key: str) -> KvGetResult:",
-            "def put(self, *, key: str, value: Any) -> KvPutResult:", "class ClockResult(TypedDict):",
+            "def put(self, *, key: str, value: dict[str, Any] | list[Any] | str | float | bool | None) -> KvPutResult:", "class ClockResult(TypedDict):",
             "    kv: _Tools_kv\n", "tools: Tools\n");
   }
 

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limit;
@@ -39,21 +40,35 @@ import reactor.core.publisher.MonoSink;
  * allows and, if asked, one tool per host tool. A call becomes one {@link PolyglotSandbox#run} on a
  * thread of its own; its result becomes an MCP result whose {@code isError} is true for every outcome but
  * OK. Bad arguments, a full sandbox and a server shutting down are answers with {@code isError} too,
- * each message naming the value at fault; only an unknown tool is a protocol error (the SDK's).
+ * each message naming the value at fault, and for a run tool with the structured content of outcome
+ * {@code NOT_RUN}; only an unknown tool is a protocol error (the SDK's).
  */
 final class RunTools {
-  /** The {@code outputSchema} of the run tools: what {@code structuredContent} holds. */
+  /** The most JSON Pointers {@code nonFiniteNumbers} lists. */
+  static final int MAX_NON_FINITE_POINTERS = 100;
+
+  /**
+   * The {@code outputSchema} of the run tools: what {@code structuredContent} holds. Every answer of a run
+   * tool carries it, a call that never ran too ({@code NOT_RUN}), so that a client that validates
+   * structured content against this schema always finds some. {@code value} is any JSON value, spelled
+   * as one branch per JSON type so that schema checkers see a declared type, not a bare {@code {}}.
+   */
   static final String OUTPUT_SCHEMA = """
       {"type": "object",
        "properties": {
          "outcome": {"type": "string", "enum": ["OK", "GUEST_ERROR", "SYNTAX_ERROR", "LIMIT_EXCEEDED",
-             "OUTPUT_REJECTED", "CANCELLED", "INTERNAL_ERROR"], "description": "How the run ended"},
-         "value": {"description": "The value of the program's last expression as JSON (null if none or not OK)"},
-         "stdout": {"type": "string"},
-         "stderr": {"type": "string"},
+             "OUTPUT_REJECTED", "CANCELLED", "INTERNAL_ERROR", "NOT_RUN"],
+             "description": "How the run ended; NOT_RUN if nothing ran (bad arguments, or a busy, closed or stopping sandbox: error says why)"},
+         "value": {"anyOf": [{"type": "object"}, {"type": "array"}, {"type": "string"}, {"type": "number"},
+             {"type": "boolean"}, {"type": "null"}],
+             "description": "The value of the program's last expression as JSON (null if none or not OK). NaN, Infinity and -Infinity, numbers JSON cannot carry, are the strings \\"NaN\\", \\"Infinity\\" and \\"-Infinity\\" in their place; nonFiniteNumbers says where."},
+         "nonFiniteNumbers": {"type": "array", "items": {"type": "string"}, "maxItems": %d,
+             "description": "Present only if the value held NaN or an infinity: JSON Pointers (RFC 6901) into value to each such number, now a string (the first %d if there are more)."},
+         "stdout": {"type": "string", "description": "What the program wrote to stdout, capped and sanitised"},
+         "stderr": {"type": "string", "description": "What the program wrote to stderr, capped and sanitised"},
          "limit": {"type": "string", "description": "The limit that stopped the run, if one did"},
-         "error": {"type": "string", "description": "The guest's error message, if the run failed"}},
-       "required": ["outcome", "value", "stdout", "stderr"]}""";
+         "error": {"type": "string", "description": "The guest's error message if the run failed; for NOT_RUN, why nothing ran"}},
+       "required": ["outcome", "value", "stdout", "stderr"]}""".formatted(MAX_NON_FINITE_POINTERS, MAX_NON_FINITE_POINTERS);
 
   private static final String INPUT_SCHEMA = """
       {"type": "object",
@@ -166,15 +181,15 @@ final class RunTools {
       script = Script.fromToolArguments(language, request.arguments(), maxCodeChars)
           .named(language == Language.JAVASCRIPT ? "main.js" : "main.py");
     } catch (IllegalArgumentException e) {
-      return Mono.just(refused(tool + ": " + e.getMessage()));
+      return Mono.just(notRun(tool + ": " + e.getMessage()));
     }
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
     Script labelled = key == null ? script : script.withLabel(Calls.label(key));
-    return Mono.create(sink -> submit(sink, key, tool, call -> {
+    return Mono.create(sink -> submit(sink, key, tool, RunTools::notRun, call -> {
       StreamedOutput streamed = new StreamedOutput(exchange);
       Script s = labelled.withOutputListener(streamed);
-      ScheduledFuture<?> progress = progressToken == null ? null : progress(exchange, progressToken);
+      Progress progress = progressToken == null ? null : new Progress(exchange, progressToken);
       ExecutionResult r;
       try {
         r = sandbox.run(s);
@@ -184,7 +199,7 @@ final class RunTools {
       } finally {
         call.finish();
         if (progress != null) {
-          progress.cancel(false);
+          progress.stop();
         }
       }
       streamed.finish(r, STREAM_CATCH_UP);
@@ -352,7 +367,7 @@ final class RunTools {
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
     Script named = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
     Script script = key == null ? named : named.withLabel(Calls.label(key));
-    return Mono.create(sink -> submit(sink, key, mcpName, call -> {
+    return Mono.create(sink -> submit(sink, key, mcpName, RunTools::refused, call -> {
       ExecutionResult r;
       try {
         r = sandbox.run(script);
@@ -377,8 +392,12 @@ final class RunTools {
     CallToolResult call(Calls.Call call);
   }
 
-  /** Runs {@code work} on a call thread, registered under {@code key} so that it can be cancelled. */
-  private void submit(MonoSink<CallToolResult> sink, String key, String tool, Work work) {
+  /**
+   * Runs {@code work} on a call thread, registered under {@code key} so that it can be cancelled; a call
+   * that cannot run is answered with {@code refusal} of the message saying why.
+   */
+  private void submit(MonoSink<CallToolResult> sink, String key, String tool, Function<String, CallToolResult> refusal,
+      Work work) {
     Calls.Call call = new Calls.Call();
     if (key != null) {
       calls.put(key, call);
@@ -393,14 +412,14 @@ final class RunTools {
         try {
           result = work.call(call);
         } catch (RejectedExecutionException e) {
-          result = refused(tool + ": the sandbox is busy (" + e.getMessage() + "); nothing ran, try again shortly");
+          result = refusal.apply(tool + ": the sandbox is busy (" + e.getMessage() + "); nothing ran, try again shortly");
         } catch (CancellationException e) {
-          result = refused(tool + ": cancelled before it started");
+          result = refusal.apply(tool + ": cancelled before it started");
         } catch (IllegalArgumentException e) {
-          result = refused(tool + ": " + e.getMessage());
+          result = refusal.apply(tool + ": " + e.getMessage());
         } catch (IllegalStateException e) {
           // The sandbox is closed (the server is stopping), or its warm-up in the background failed.
-          result = refused(tool + ": " + e.getMessage() + "; nothing ran");
+          result = refusal.apply(tool + ": " + e.getMessage() + "; nothing ran");
         } finally {
           call.finish();
           if (key != null) {
@@ -422,27 +441,79 @@ final class RunTools {
       if (key != null) {
         calls.remove(key, call);
       }
-      sink.success(refused(tool + ": the server is shutting down; nothing ran"));
+      sink.success(refusal.apply(tool + ": the server is shutting down; nothing ran"));
     }
   }
 
-  private ScheduledFuture<?> progress(McpAsyncServerExchange exchange, Object token) {
-    long start = System.nanoTime();
-    Duration wall = sandbox.policy().limits().wallTime();
-    double total = wall.toMillis() / 1000.0;
-    String limit = wall.toMillis() % 1000 == 0 ? wall.toSeconds() + " s" : wall.toMillis() + " ms";
-    long period = progressAfter.toMillis();
-    java.util.concurrent.CompletableFuture<Void> started = sandbox.started().toCompletableFuture();
-    return timer.scheduleAtFixedRate(() -> {
-      double seconds = Math.floor((System.nanoTime() - start) / 1e8) / 10.0;
-      String message = started.isDone() ? "running for " + seconds + " s (wall-time limit " + limit + ")"
-          : "waited " + seconds + " s for the sandbox to warm up; the run starts after it";
-      exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, total, message))
+  /**
+   * The progress notifications of one call that sent a progress token: every {@code progressAfter} while
+   * it waits and runs, {@code progress} the seconds since the call started, always more than the last,
+   * and no {@code total}: the wall-time limit is a ceiling, not the amount of work, so a fraction of it
+   * would be no measure of how far the run has come. The message names the limit. None is sent after
+   * {@link #stop()} has returned, so none follows the answer.
+   */
+  private final class Progress {
+    private final McpAsyncServerExchange exchange;
+    private final Object token;
+    private final long start = System.nanoTime();
+    private final String limit;
+    private final java.util.concurrent.CompletableFuture<Void> started = sandbox.started().toCompletableFuture();
+    private final ScheduledFuture<?> ticker;
+    /** Whether a send is queued or under way on a call thread (the timer's thread never sends). */
+    private final java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean();
+    // Guarded by this:
+    private double last;
+    private boolean stopped;
+
+    Progress(McpAsyncServerExchange exchange, Object token) {
+      this.exchange = exchange;
+      this.token = token;
+      Duration wall = sandbox.policy().limits().wallTime();
+      this.limit = wall.toMillis() % 1000 == 0 ? wall.toSeconds() + " s" : wall.toMillis() + " ms";
+      long period = progressAfter.toMillis();
+      // A send may block (an HTTP client that does not read): it happens on a call thread, one at a time.
+      this.ticker = timer.scheduleAtFixedRate(() -> {
+        if (sending.compareAndSet(false, true)) {
+          try {
+            executor.execute(() -> {
+              try {
+                send();
+              } finally {
+                sending.set(false);
+              }
+            });
+          } catch (RejectedExecutionException e) {
+            sending.set(false);   // the server is stopping
+          }
+        }
+      }, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void send() {
+      double seconds = (System.nanoTime() - start) / 1_000_000 / 1000.0;
+      if (stopped || seconds <= last) {
+        return;
+      }
+      last = seconds;
+      double shown = Math.floor(seconds * 10) / 10.0;
+      String message = started.isDone() ? "running for " + shown + " s (wall-time limit " + limit + ")"
+          : "waited " + shown + " s for the sandbox to warm up; the run starts after it";
+      exchange.progressNotification(new McpSchema.ProgressNotification(token, seconds, null, message))
           .subscribe(v -> {}, e -> {});
-    }, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    synchronized void stop() {
+      stopped = true;
+      ticker.cancel(false);
+    }
   }
 
-  /** An ended run as an MCP result: the model text, the structured result, isError unless OK. */
+  /**
+   * An ended run as an MCP result: the model text, the structured result, isError unless OK. A value that
+   * held NaN or an infinity also gets {@code nonFiniteNumbers} and a second text block, the sandbox's
+   * own note (it quotes no guest text, so it stands outside the frame of the model text), saying that
+   * the strings in their place stand for numbers.
+   */
   CallToolResult runResult(ExecutionResult r) {
     Map<String, Object> structured = new LinkedHashMap<>();
     structured.put("outcome", r.outcome().name());
@@ -453,15 +524,63 @@ final class RunTools {
       value = null;   // valueAsJson is always JSON; kept total all the same
     }
     structured.put("value", value);
+    List<String> nonFinite = new ArrayList<>();
+    long nonFiniteCount = nonFinite(r.value(), "", nonFinite);
+    if (nonFiniteCount > 0) {
+      structured.put("nonFiniteNumbers", nonFinite);
+    }
     structured.put("stdout", r.stdout());
     structured.put("stderr", r.stderr());
     r.limit().map(Limit::id).ifPresent(l -> structured.put("limit", l));
     r.errorMessage().ifPresent(m -> structured.put("error", m));
-    return CallToolResult.builder()
-        .addTextContent(r.toModelText())
-        .structuredContent(structured)
-        .isError(!r.isOk())
-        .build();
+    CallToolResult.Builder b = CallToolResult.builder().addTextContent(r.toModelText());
+    if (nonFiniteCount > 0) {
+      b.addTextContent("Note from the sandbox: the value held " + nonFiniteCount + (nonFiniteCount == 1
+          ? " number" : " numbers") + " JSON cannot carry (NaN, Infinity or -Infinity); each is the string"
+          + " \"NaN\", \"Infinity\" or \"-Infinity\" in its place, and structuredContent.nonFiniteNumbers"
+          + " says where.");
+    }
+    return b.structuredContent(structured).isError(!r.isOk()).build();
+  }
+
+  /**
+   * Counts the NaNs and infinities in a run's value (plain Java data: maps, lists, numbers, strings,
+   * booleans, null) and adds the JSON Pointer of each, up to {@value #MAX_NON_FINITE_POINTERS}, to
+   * {@code out}.
+   */
+  private static long nonFinite(Object v, String pointer, List<String> out) {
+    if (v instanceof Double d && !Double.isFinite(d) || v instanceof Float f && !Float.isFinite(f)) {
+      if (out.size() < MAX_NON_FINITE_POINTERS) {
+        out.add(pointer);
+      }
+      return 1;
+    }
+    long n = 0;
+    if (v instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        String key = String.valueOf(e.getKey()).replace("~", "~0").replace("/", "~1");
+        n += nonFinite(e.getValue(), pointer + "/" + key, out);
+      }
+    } else if (v instanceof List<?> list) {
+      for (int i = 0; i < list.size(); i++) {
+        n += nonFinite(list.get(i), pointer + "/" + i, out);
+      }
+    }
+    return n;
+  }
+
+  /**
+   * A run tool's answer to a call that never ran: the message as text, isError, and structured content
+   * of outcome {@code NOT_RUN} with the message as {@code error}, so that it too matches the output schema.
+   */
+  static CallToolResult notRun(String message) {
+    Map<String, Object> structured = new LinkedHashMap<>();
+    structured.put("outcome", "NOT_RUN");
+    structured.put("value", null);
+    structured.put("stdout", "");
+    structured.put("stderr", "");
+    structured.put("error", message);
+    return CallToolResult.builder().addTextContent(message).structuredContent(structured).isError(true).build();
   }
 
   /** A call that did not run, or a host tool call that failed: one text block, isError. */

@@ -44,10 +44,16 @@ import org.polyglotsandbox.Script;
  * <p>Each call is one run in a fresh context ({@link PolyglotSandbox#run}); the sandbox's admission
  * bounds how many run and wait, and a call past that is answered at once with {@code isError} and a
  * message saying the sandbox is busy. The result carries {@link ExecutionResult#toModelText()} as text and
- * {@code {outcome, value, stdout, stderr, limit?, error?}} as {@code structuredContent}; {@code isError}
- * is true for every outcome but OK. {@code notifications/cancelled} and a connection that closes cancel
- * the run (it ends CANCELLED; the cancelled request gets no response). A call that sends a progress token
- * gets a progress notification every {@link Builder#progressAfter} while it runs. Guest stdout and stderr
+ * {@code {outcome, value, nonFiniteNumbers?, stdout, stderr, limit?, error?}} as {@code structuredContent};
+ * {@code isError} is true for every outcome but OK. A call that never ran (bad arguments, a busy or
+ * stopping sandbox) is answered with outcome {@code NOT_RUN}, so every answer of a run tool matches its
+ * {@code outputSchema}. NaN and the infinities in a value, which JSON cannot carry, are the strings
+ * {@code "NaN"}, {@code "Infinity"} and {@code "-Infinity"}; {@code nonFiniteNumbers} holds a JSON Pointer
+ * to each, and a second text block says so to the model. {@code notifications/cancelled} and a connection
+ * that closes cancel the run (it ends CANCELLED; the cancelled request gets no response). A call that
+ * sends a progress token gets a progress notification every {@link Builder#progressAfter} while it runs:
+ * {@code progress} is the seconds since the call started, and there is no {@code total}, since the
+ * wall-time limit bounds a run but says nothing of how much of it is done. Guest stdout and stderr
  * stream as logging notifications ({@code notifications/message}, logger {@code stdout} or
  * {@code stderr}) while the run goes, sanitised and within the output cap, sent before the answer
  * (waiting at most 500 ms for them), and are whole in the result. The stream is bounded so that a

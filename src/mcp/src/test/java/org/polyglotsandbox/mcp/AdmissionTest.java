@@ -48,12 +48,15 @@ class AdmissionTest {
         Thread.sleep(300);   // in order: the first runs, the second waits, the third finds no place
       }
       List<String> texts = new ArrayList<>();
+      List<Object> outcomes = new ArrayList<>();
       for (CompletableFuture<McpSchema.CallToolResult> c : calls) {
         McpSchema.CallToolResult r = c.get();
         assertThat(r.isError()).isTrue();
         texts.add(((McpSchema.TextContent) r.content().get(0)).text());
+        outcomes.add(((Map<?, ?>) r.structuredContent()).get("outcome"));
       }
       assertThat(texts).filteredOn(t -> t.contains("the sandbox is busy") && t.contains("nothing ran")).hasSize(1);
+      assertThat(outcomes).containsExactlyInAnyOrder("LIMIT_EXCEEDED", "LIMIT_EXCEEDED", "NOT_RUN");
       assertThat(texts).filteredOn(t -> t.contains("LIMIT_EXCEEDED")).hasSize(2);
       McpSchema.CallToolResult after = client.callTool(McpSchema.CallToolRequest.builder("run_javascript").arguments(Map.of("code", "6*7")).build());
       assertThat(((Map<?, ?>) after.structuredContent()).get("value")).isEqualTo(42);
