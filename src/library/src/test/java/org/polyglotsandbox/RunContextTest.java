@@ -133,7 +133,7 @@ class RunContextTest {
     assertThat(r.auditEvents()).hasSize(3).extracting(AuditEvent::attributes).containsOnly(expected);
     assertThat(recorded).hasSize(3).allSatisfy(e ->
         assertThat(e.getString("attributes")).isEqualTo("{\"user\":\"ada\",\"ticket\":\"T-1\"}"));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (audited.stream().filter(e -> e.runId().equals(r.runId())).count() < 3 && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }

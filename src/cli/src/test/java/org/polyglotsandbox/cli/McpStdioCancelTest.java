@@ -69,7 +69,7 @@ class McpStdioCancelTest {
 
       server.cancel(server.lastCallId());
 
-      assertThat(waitForLine(audit, "\"outcome\":\"CANCELLED\"", Duration.ofSeconds(15)))
+      assertThat(waitForLine(audit, "\"outcome\":\"CANCELLED\"", Duration.ofSeconds(45)))
           .as("the run ended CANCELLED long before its 60 s limit").isTrue();
       McpSchema.CallToolResult after = server.call("run_javascript", Map.of("code", "'still here'"));
       assertThat(after.isError()).isFalse();
@@ -102,9 +102,12 @@ class McpStdioCancelTest {
           {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_javascript","arguments":{"code":"6*7"}}}""");
       assertThat(JSON.readTree(out.readLine()).get("result").get("structuredContent").get("value").asInt()).isEqualTo(42);
 
+      // A denial first: its audit line shows the run is in its loop (a call cancelled before its run starts
+      // ends with no run at all, however long a loaded machine takes to get there).
       send(in, """
-          {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_javascript","arguments":{"code":"while (true) {}"}}}""");
-      Thread.sleep(1500);
+          {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_javascript","arguments":{"code":"try { readText('/etc/passwd') } catch (e) {} while (true) {}"}}}""");
+      assertThat(waitForLine(audit, "\"label\":\"mcp stdio request 4\",\"operation\":\"file.read\"", Duration.ofSeconds(60)))
+          .as("the run reached its loop").isTrue();
       in.close();
 
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the server exits once stdin closes").isTrue();

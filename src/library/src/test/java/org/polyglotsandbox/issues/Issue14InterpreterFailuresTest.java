@@ -38,7 +38,9 @@ class Issue14InterpreterFailuresTest {
   static void build() {
     sandbox = PolyglotSandbox.builder()
         .policy(Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
-            .limits(Limits.builder().wallTime(Duration.ofSeconds(20)).build()).build())
+            // A minute of each clock: a sweep that meets one on a loaded machine blames an innocent builtin.
+            .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+            .build())
         .warmContexts(1)
         .build();
   }

@@ -53,7 +53,10 @@ class Issue15InterpreterThreadsTest {
     }, "action-thread-sampler");
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(Policy.computeOnly(Language.PYTHON)
         .toBuilder().limits(SLACK).build())
-        .maxConcurrentRuns(RUNS_AT_ONCE).maxWaitingRuns(64).warmContexts(WARM).build()) {
+        .maxConcurrentRuns(RUNS_AT_ONCE).maxWaitingRuns(64).warmContexts(WARM)
+        // 16 runs, 4 at a time, each making a fresh Python context: the last wait for three rounds of set-ups,
+        // past the default 30 s on a loaded machine.
+        .startTimeout(Duration.ofMinutes(5)).build()) {
       sampler.start();
       for (int round = 0; round < 3; round++) {
         List<CompletableFuture<ExecutionResult>> runs = new ArrayList<>();

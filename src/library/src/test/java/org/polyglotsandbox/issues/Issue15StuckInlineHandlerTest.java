@@ -28,7 +28,9 @@ class Issue15StuckInlineHandlerTest {
   void aHandlerThatIgnoresInterrupts_delaysNoOtherRunsDeadline() throws Exception {
     CountDownLatch inHandler = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Tool stuck = stuckTool(inHandler, release);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    // The tool's own timeout far away: the only interrupt the handler gets is its run's deadline.
+    Tool stuck = stuckTool(inHandler, release, Duration.ofMinutes(10), interrupted);
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(1)).maxStatements(Long.MAX_VALUE)
             .maxCpuTime(Duration.ofMinutes(5)).build()) // only the deadline may stop the loop
@@ -36,17 +38,19 @@ class Issue15StuckInlineHandlerTest {
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).tool(stuck).build()) {
       CompletableFuture<ExecutionResult> blocked = sandbox.runAsync(Language.JAVASCRIPT, "tools.blk()");
       try {
-        assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(1500); // past the blocked run's deadline: its cancellation now waits on the handler
+        assertThat(inHandler.await(60, TimeUnit.SECONDS)).isTrue();
+        // The blocked run's deadline fired and its cancellation reached the handler, which swallowed it: the
+        // cancellation now waits on the handler (the old code waited on the watchdog's thread).
+        assertThat(interrupted.await(60, TimeUnit.SECONDS)).as("the blocked run was cancelled at its deadline")
+            .isTrue();
 
         CompletableFuture<ExecutionResult> loop = sandbox.runAsync(Language.JAVASCRIPT, "while (true) {}");
 
-        // Its 1 s deadline; with the watchdog held, it was never stopped at all.
-        assertThat(loop).succeedsWithin(Duration.ofSeconds(8)).satisfies(r -> {
+        // Its 1 s deadline; with the watchdog held, it was never stopped at all (its CPU cap is 5 minutes).
+        assertThat(loop).succeedsWithin(Duration.ofSeconds(60)).satisfies(r -> {
           assertThat(r.outcome()).isEqualTo(Outcome.LIMIT_EXCEEDED);
           assertThat(r.limit()).hasValue(Limit.WALL_TIME);
         });
-        assertThat(blocked).isNotDone(); // still stuck in the handler: this test really held a thread
       } finally {
         release.countDown(); // so that a failure above does not also hang the sandbox's close
       }
@@ -59,7 +63,7 @@ class Issue15StuckInlineHandlerTest {
   void aHandlerThatIgnoresInterrupts_doesNotHoldClose() throws Exception {
     CountDownLatch inHandler = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Tool stuck = stuckTool(inHandler, release);
+    Tool stuck = stuckTool(inHandler, release, Duration.ofMillis(200), new CountDownLatch(1));
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofMinutes(5)).maxCpuTime(Duration.ofMinutes(5)).build())
         .allowTools("blk").build();
@@ -114,9 +118,13 @@ class Issue15StuckInlineHandlerTest {
     }
   }
 
-  /** An inline tool whose handler ignores every interrupt until {@code release} opens. */
-  private static Tool stuckTool(CountDownLatch inHandler, CountDownLatch release) {
-    return Tool.builder("blk").inline().timeout(Duration.ofMillis(200)).handler(args -> {
+  /**
+   * An inline tool whose handler ignores every interrupt until {@code release} opens; {@code interrupted}
+   * is counted down at the first one.
+   */
+  private static Tool stuckTool(CountDownLatch inHandler, CountDownLatch release, Duration timeout,
+      CountDownLatch interrupted) {
+    return Tool.builder("blk").inline().timeout(timeout).handler(args -> {
       inHandler.countDown();
       while (true) {
         try {
@@ -124,7 +132,7 @@ class Issue15StuckInlineHandlerTest {
             return "released";
           }
         } catch (InterruptedException ignored) {
-          // a handler that swallows every interrupt
+          interrupted.countDown(); // a handler that swallows every interrupt
         }
       }
     }).build();

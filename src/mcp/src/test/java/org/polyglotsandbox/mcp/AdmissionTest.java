@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.Language;
@@ -31,8 +33,9 @@ import org.polyglotsandbox.PolyglotSandbox;
 class AdmissionTest {
   @Test
   void callsPastTheAdmissionBound_areAnsweredBusy_atOnce_andTheServerGoesOn() throws Exception {
+    // 10 s for each loop: the second and third calls must reach the server while the first still runs.
     Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT)
-        .limits(Limits.builder().wallTime(Duration.ofSeconds(3)).maxStatements(1_000_000_000_000L).build()).build();
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(10)).maxStatements(1_000_000_000_000L).build()).build();
     ExecutorService threads = Executors.newFixedThreadPool(3);
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).maxConcurrentRuns(1).maxWaitingRuns(1).build();
         HttpEndpoint http = SandboxMcpServer.builder(sandbox).build().serveHttp("127.0.0.1", 0);
@@ -42,10 +45,16 @@ class AdmissionTest {
             .requestTimeout(Duration.ofSeconds(60)).build()) {
       client.initialize();
       List<CompletableFuture<McpSchema.CallToolResult>> calls = new ArrayList<>();
+      // In order: the first runs, the second waits, the third finds no place. Each call goes once the one
+      // before holds its place, however long a loaded machine takes to get it there.
       for (int i = 0; i < 3; i++) {
         calls.add(CompletableFuture.supplyAsync(() -> client.callTool(
             McpSchema.CallToolRequest.builder("run_javascript").arguments(Map.of("code", "while (true) {}")).build()), threads));
-        Thread.sleep(300);   // in order: the first runs, the second waits, the third finds no place
+        if (i == 0) {
+          awaitTrue(() -> sandbox.runningRuns() == 1);
+        } else if (i == 1) {
+          awaitTrue(() -> sandbox.waitingRuns() == 1);
+        }
       }
       List<String> texts = new ArrayList<>();
       List<Object> outcomes = new ArrayList<>();
@@ -62,6 +71,16 @@ class AdmissionTest {
       assertThat(((Map<?, ?>) after.structuredContent()).get("value")).isEqualTo(42);
     } finally {
       threads.shutdownNow();
+    }
+  }
+
+  private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("condition not reached in 60 s");
+      }
+      Thread.sleep(5);
     }
   }
 }

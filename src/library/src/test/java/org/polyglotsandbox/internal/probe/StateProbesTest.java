@@ -2,11 +2,13 @@ package org.polyglotsandbox.internal.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
+import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
@@ -20,8 +22,11 @@ import org.polyglotsandbox.internal.spi.ProbeSuite;
 class StateProbesTest {
   @Test
   void everyLook_findsItsPlant_inTheContextThatPlantedIt() {
+    // Every plant and look of a language in one run: a minute of each clock, for a loaded machine.
     Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT, Language.PYTHON)
-        .mount(Mount.scratch("/scratch")).workingDirectory("/scratch").build();
+        .mount(Mount.scratch("/scratch")).workingDirectory("/scratch")
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(60)).build())
+        .build();
     ProbeRunner runner = new ProbeRunner(new ProbeSuite.Settings(policy, policy.report(), List.of(),
         policy.languages(), 2, Map.of(), List.of()), List.of());
     try (ProbeFixtures fixtures = ProbeFixtures.create(policy);
