@@ -21,6 +21,14 @@ import org.graalvm.polyglot.Source;
  * and call, so cycles are found as before). Everything it uses is taken when it is installed, so a
  * guest that replaces {@code Reflect.apply}, {@code Array.isArray} or {@code Map.prototype.get} later
  * changes nothing. What it costs: one call per serialized value (measured in the class's test).
+ *
+ * <p>Where no guest call can be slipped in, the input is bounded instead ({@link BuiltinBounds}):
+ * {@code String.prototype.padStart} and {@code padEnd} refuse a length above
+ * {@link BuiltinBounds#MAX_PAD_LENGTH}, and {@code normalize} a string longer than
+ * {@link BuiltinBounds#MAX_NORMALIZE_LENGTH}, with a {@code RangeError} that names both. Below the bounds
+ * they give what GraalJS's give, with the same conversions in the same order and the same errors
+ * ({@code BoundedBuiltinsTest}); their names and lengths are the originals', and, as internal code, their
+ * source shows as {@code [native code]}.
  */
 final class JavaScriptBuiltinBounds {
   private static final String CODE = """
@@ -109,8 +117,57 @@ final class JavaScriptBuiltinBounds {
         }).stringify;
         define(json, 'stringify', { __proto__: null, value: stringify, writable: true, enumerable: false,
           configurable: true });
+
+        // String methods that work in one Java call for as long as their input is long (BuiltinBounds): each
+        // converts its arguments as the specification orders, refuses a length above its bound, and hands
+        // the original only primitives, so no guest code runs twice and what was checked is what runs.
+        const StringPrototype = String.prototype;
+        const RangeErrorOf = RangeError;
+        const maxPad = %d;
+        const maxNormalize = %d;
+        const toLength = (v) => {
+          const n = trunc(+v);
+          return n !== n || n <= 0 ? 0 : n > 9007199254740991 ? 9007199254740991 : n;
+        };
+        const pad = (original, name, self, maxLength, fillString) => {
+          if (self === undefined || self === null) { return apply(original, self, [maxLength, fillString]); }
+          const s = `${self}`;
+          const length = toLength(maxLength);
+          if (length <= s.length) { return s; }
+          const filler = fillString === undefined ? ' ' : `${fillString}`;
+          if (filler === '') { return s; }
+          if (length > maxPad) {
+            throw new RangeErrorOf(`String.prototype.${name}: length ${length} is above the sandbox's maximum of ${maxPad}`);
+          }
+          return apply(original, s, [length, filler]);
+        };
+        // Plain method names (an internal function's source shows its name only then), the specification's
+        // lengths from the parameters they declare (the rest read from arguments), and plain assignment,
+        // which keeps the properties' attributes and costs a fresh context a tenth of defineProperty's.
+        const padStart = StringPrototype.padStart;
+        const padEnd = StringPrototype.padEnd;
+        const normalize = StringPrototype.normalize;
+        StringPrototype.padStart = ({
+          padStart(maxLength) { return pad(padStart, 'padStart', this, maxLength, arguments[1]); }
+        }).padStart;
+        StringPrototype.padEnd = ({
+          padEnd(maxLength) { return pad(padEnd, 'padEnd', this, maxLength, arguments[1]); }
+        }).padEnd;
+        StringPrototype.normalize = ({
+          normalize() {
+            const form = arguments[0];
+            if (this === undefined || this === null) { return apply(normalize, this, [form]); }
+            const s = `${this}`;
+            const f = form === undefined ? undefined : `${form}`;
+            if (s.length > maxNormalize) {
+              apply(normalize, '', [f]); // an unknown form is the engine's own RangeError, as it comes first
+              throw new RangeErrorOf(`String.prototype.normalize: a string of ${s.length} characters is above the sandbox's maximum of ${maxNormalize}`);
+            }
+            return apply(normalize, s, [f]);
+          }
+        }).normalize;
       })()
-      """;
+      """.formatted(BuiltinBounds.MAX_PAD_LENGTH, BuiltinBounds.MAX_NORMALIZE_LENGTH);
 
   /** A constant: the engine keeps a source's compiled code only while the Source object lives. */
   private static final Source SOURCE =

@@ -76,7 +76,13 @@ import org.polyglotsandbox.internal.limits.RunGuard;
  *       MB and 250-370 ms of CPU in a 2 s sleep); this one parks the thread in the host ({@link #PAUSE})
  *       for at most {@value #PAUSE_MAX_MILLIS} ms at a time, and returns to Python in between, where a
  *       cancelled or timed-out run stops. It keeps {@code time.monotonic}, which is harmless, not the
- *       original {@code sleep}.
+ *       original {@code sleep};
+ *   <li>bounded inputs ({@link BuiltinBounds}), for builtins that compute for minutes in one Java call a
+ *       stopped run cannot interrupt: {@code math.factorial}, {@code math.comb}, {@code math.perm} and
+ *       {@code sys.set_int_max_str_digits} pass their arguments, as ints, to {@link PythonBuiltinBounds}
+ *       in the host, which holds the originals (the one exception to keeping none: there, a guest cannot
+ *       reach them); and the same import hook bounds the precision of {@code decimal}'s contexts when
+ *       {@code _pydecimal} is first imported.
  * </ul>
  */
 final class ProcessShield {
@@ -102,11 +108,11 @@ final class ProcessShield {
   // compiler thread, outside every run's allocation, and failed with OutOfMemoryError after 20 s in a
   // 512 MiB heap while the runs beside it starved (ContextCodeCompilationTest).
   private static final Source PYTHON = Source.newBuilder("python", """
-      def __sandbox_shield(report, pause, cpu):
+      def __sandbox_shield(report, pause, cpu, bounded):
           # Only built-in modules: os and signal (and enum, re, ... behind them) cost a fresh context
           # hundreds of ms to import, so they are left to the guest. They copy the functions replaced below
           # from posix and _signal when they are imported, and are patched here only if already loaded.
-          import sys, posix, _signal, time, pwd, _socket, _thread, _locale, resource, __graalpython__
+          import sys, posix, _signal, time, pwd, _socket, _thread, _locale, resource, __graalpython__, math
           os = sys.modules.get('os')
           PermissionError_ = PermissionError
 
@@ -593,6 +599,34 @@ final class ProcessShield {
           put(_socket, 'gethostname', gethostname)
           put(_thread, 'interrupt_main', interrupt_main)
           put(_thread, 'get_native_id', get_native_id)
+          # Builtins that run in one Java call, which a stopped run cannot interrupt (BuiltinBounds): their
+          # arguments go to bounded(), in the host, which holds the originals, checks the bound and calls
+          # them. Only ints reach it: range(v).stop converts v as the originals do (__index__, the same
+          # TypeError), once, so what was checked is what is computed.
+          originals = (math.factorial, math.comb, math.perm, sys.set_int_max_str_digits, ValueError, OverflowError,
+                       TypeError)
+          type_, int_, range_ = type, int, range
+
+          def as_index(v):
+              return v if type_(v) is int_ else range_(v).stop
+
+          # The parameters as GraalPy's own name them (a missing one's TypeError says its name).
+          def factorial(a, /):
+              return bounded(0, as_index(a))
+
+          def comb(a, b, /):
+              return bounded(1, as_index(a), as_index(b))
+
+          def perm(n, k=None):
+              return bounded(2, as_index(n), None if k is None else as_index(k))
+
+          def set_int_max_str_digits(maxdigits):
+              return bounded(3, as_index(maxdigits))
+
+          for module, name, f in ((math, 'factorial', factorial), (math, 'comb', comb), (math, 'perm', perm),
+                                  (sys, 'set_int_max_str_digits', set_int_max_str_digits)):
+              f.__doc__ = getattr(module, name).__doc__
+              put(module, name, f)
           # Locale: GraalPy starts each context in the JVM's default locale (the host's); the run starts in C,
           # as CPython does, and setlocale(category, '') then answers C too.
           _locale.setlocale(_locale.LC_ALL, 'C')
@@ -674,14 +708,37 @@ final class ProcessShield {
               unix_events.SelectorEventLoop = SandboxEventLoop
               unix_events.DefaultEventLoopPolicy = SandboxEventLoopPolicy
 
-          class AsyncioHook:
+          # decimal: GraalPy's is _pydecimal, whose arithmetic at precision p makes ints of p digits in single
+          # Java calls. Its Context refuses a precision above the sandbox's maximum, which MAX_PREC then names.
+          # Guest code like the rest of the module: a guard against a program's own mistake, not a wall.
+          max_prec = %d
+
+          def sandbox_decimal(module):
+              context_setattr = module.Context.__setattr__
+
+              def __setattr__(self, name, value):
+                  if name == 'prec' and isinstance(value, int_) and value > max_prec:
+                      shown = str(value) if value < 10 ** 18 else 'an int of ' + str(value.bit_length()) + ' bits'
+                      raise ValueError('decimal: precision ' + shown + " is above the sandbox's maximum of "
+                                       + str(max_prec) + ' digits')
+                  return context_setattr(self, name, value)
+
+              __setattr__.__qualname__ = 'Context.__setattr__'
+              __setattr__.__module__ = module.__name__
+              module.Context.__setattr__ = __setattr__
+              module.MAX_PREC = max_prec
+
+          patches = {'asyncio.unix_events': sandbox_asyncio, '_pydecimal': sandbox_decimal}
+
+          class SandboxImportHook:
               @staticmethod
               def find_spec(name, path=None, target=None):
-                  if name != 'asyncio.unix_events':
+                  patch = patches.get(name)
+                  if patch is None:
                       return None
                   for finder in meta_path:
                       find = getattr(finder, 'find_spec', None)
-                      if finder is AsyncioHook or find is None:
+                      if finder is SandboxImportHook or find is None:
                           continue
                       spec = find(name, path, target)
                       if spec is not None:
@@ -696,15 +753,16 @@ final class ProcessShield {
 
                       def exec_module(self, module):
                           loader.exec_module(module)
-                          sandbox_asyncio(module)
+                          patch(module)
 
                   spec.loader = Loader()
                   return spec
 
-          meta_path.insert(0, AsyncioHook)
+          meta_path.insert(0, SandboxImportHook)
           del globals()['__sandbox_shield']
+          return originals
       __sandbox_shield
-      """.formatted(UID, PID, KERNEL_RELEASE), "sandbox-shield").internal(true).cached(false).buildLiteral();
+      """.formatted(UID, PID, KERNEL_RELEASE, BuiltinBounds.MAX_DECIMAL_PRECISION), "sandbox-shield").internal(true).cached(false).buildLiteral();
 
   static final long PAUSE_MAX_MILLIS = 10;
 
@@ -741,7 +799,8 @@ final class ProcessShield {
     });
     // Only a number: the guest thread's CPU time in this run.
     ProxyExecutable cpu = GuestFunction.named("cpu", args -> guard.guestCpuNanos());
+    PythonBuiltinBounds bounds = new PythonBuiltinBounds();
     Value install = context.eval(PYTHON);
-    install.execute(report, PAUSE, cpu);
+    bounds.take(install.execute(report, PAUSE, cpu, GuestFunction.named("bounded", bounds)));
   }
 }

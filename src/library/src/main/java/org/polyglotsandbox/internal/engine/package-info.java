@@ -6,6 +6,8 @@
  * output boundary and builds the result. {@code ContextFactory} is where every GraalVM permission is
  * set (deny by default); {@code ProcessShield} replaces, in every Python context before the guest
  * runs, GraalPy's functions that would change process-wide state or show the host's identity;
+ * {@code BuiltinBounds} holds the bounds on builtins no cancellation interrupts, which
+ * {@code JavaScriptBuiltinBounds} and the shield ({@code PythonBuiltinBounds}) put in each context;
  * {@code ErrorClassifier} turns engine exceptions into outcomes without host detail.
  *
  * <p>May touch every other internal layer and the API's types; only {@code internal.spi} reaches it

@@ -79,6 +79,17 @@ final class BombProbes {
   static final String JS_BOMB_JSON_EXPANSION = """
       let a = [1]; for (let i = 0; i < 40; i++) { a = [a, a]; } JSON.stringify(a); 'reachable: finished'""";
 
+  /**
+   * {@code padEnd} at the sandbox's bound on its length (4,194,304), again and again: each call is one Java
+   * call that polls no safepoint, and the bound keeps it short enough for the cap to stop the run between two.
+   */
+  static final String JS_BOMB_PAD_AT_BOUND = """
+      for (;;) { '\\u1234'.padEnd(4194304, '\\u1234'); } 'reachable: finished'""";
+
+  /** {@code normalize} of a string at the sandbox's bound on its length (16,777,216), again and again. */
+  static final String JS_BOMB_NORMALIZE_AT_BOUND = """
+      const s = '\\u1E9B\\u0323'.repeat(2 ** 23); for (;;) { s.normalize('NFKD'); } 'reachable: finished'""";
+
   static final String JS_BOMB_WALL_TIME = """
       const end = Date.now() + 3600e3; while (Date.now() < end) {} 'reachable: finished'""";
 
@@ -122,6 +133,22 @@ final class BombProbes {
   static final String PY_BOMB_RESULT = """
       [0] * (audit['bombResultNodes'] + 1)""";
 
+  /** {@code math.factorial} at the sandbox's bound on its argument (100,000), again and again. */
+  static final String PY_BOMB_FACTORIAL_AT_BOUND = """
+      import math
+      while True:
+          math.factorial(100000)
+      'reachable: finished'""";
+
+  /** {@code str()} of an int at the sandbox's bound on int-to-str digits (100,000), again and again. */
+  static final String PY_BOMB_INT_STR_AT_BOUND = """
+      import sys
+      sys.set_int_max_str_digits(100000)
+      x = 10**99999
+      while True:
+          str(x)
+      'reachable: finished'""";
+
   static final String PY_BOMB_WALL_TIME = """
       import time
       time.sleep(10**6)
@@ -154,5 +181,9 @@ final class BombProbes {
       new Bomb("result", null, JS_BOMB_RESULT, PY_BOMB_RESULT),
       new Bomb("wall-time", Limit.WALL_TIME, JS_BOMB_WALL_TIME, PY_BOMB_WALL_TIME),
       new Bomb("files", Limit.FILES, null, PY_BOMB_FILES),
-      new Bomb("json-expansion", Limit.CPU_TIME, JS_BOMB_JSON_EXPANSION, null));
+      new Bomb("json-expansion", Limit.CPU_TIME, JS_BOMB_JSON_EXPANSION, null),
+      new Bomb("pad-at-bound", Limit.CPU_TIME, JS_BOMB_PAD_AT_BOUND, null),
+      new Bomb("normalize-at-bound", Limit.CPU_TIME, JS_BOMB_NORMALIZE_AT_BOUND, null),
+      new Bomb("factorial-at-bound", Limit.CPU_TIME, null, PY_BOMB_FACTORIAL_AT_BOUND),
+      new Bomb("int-str-at-bound", Limit.CPU_TIME, null, PY_BOMB_INT_STR_AT_BOUND));
 }
