@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,23 +57,6 @@ class BuiltinCancellationTest {
   private void assertStoppedAtTheWallTimeLimit(Language language, String code) throws InterruptedException {
     ExecutionResult r = sandbox.run(language, code);
     assertThatRun(r).wasStoppedBy(Limit.WALL_TIME);
-    assertRunThreadsStopped(code);
-  }
-
-  /** The run's thread returned from the guest (it waits for the next run), which an abandoned one does not. */
-  private void assertRunThreadsStopped(String code) throws InterruptedException {
-    List<Thread> runThreads = Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> !before.contains(t) && t.getName().startsWith("polyglot-sandbox-run"))
-        .toList();
-    long deadline = System.nanoTime() + STOPPED_WITHIN.toNanos();
-    List<Thread> busy = runThreads;
-    while (!busy.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-      busy = runThreads.stream().filter(t -> t.isAlive() && t.getState() == Thread.State.RUNNABLE).toList();
-    }
-    assertThat(busy).as("run threads still running after the result of %s", code)
-        .extracting(t -> t.getName() + " " + Stream.of(t.getStackTrace()).limit(6).map(String::valueOf)
-            .collect(Collectors.joining(" <- ")))
-        .isEmpty();
+    RunThreads.assertStopped(before, STOPPED_WITHIN, code);
   }
 }

@@ -10,8 +10,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +19,7 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.RunThreads;
 
 /**
  * Builtins that compute for seconds or minutes in one Java call, which no cancellation interrupts, get
@@ -149,23 +148,6 @@ class UncancellableBuiltinsTest {
     assertThatRun(r).hasOutcome(Outcome.GUEST_ERROR).leaksNoHostDetail();
     assertThat(r.errorMessage()).as("%s", r).hasValueSatisfying(m -> assertThat(m).contains(named));
     assertThat(abandoned).as("abandoned threads").isEmpty();
-    assertRunThreadsStopped(code);
-  }
-
-  /** The run's thread returned from the guest (it waits for the next run), which an abandoned one does not. */
-  private void assertRunThreadsStopped(String code) throws InterruptedException {
-    List<Thread> runThreads = Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> !before.contains(t) && t.getName().startsWith("polyglot-sandbox-run"))
-        .toList();
-    long deadline = System.nanoTime() + STOPPED_WITHIN.toNanos();
-    List<Thread> busy = runThreads;
-    while (!busy.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-      busy = runThreads.stream().filter(t -> t.isAlive() && t.getState() == Thread.State.RUNNABLE).toList();
-    }
-    assertThat(busy).as("run threads still running after the result of %s", code)
-        .extracting(t -> t.getName() + " " + Stream.of(t.getStackTrace()).limit(6).map(String::valueOf)
-            .collect(Collectors.joining(" <- ")))
-        .isEmpty();
+    RunThreads.assertStopped(before, STOPPED_WITHIN, code);
   }
 }
