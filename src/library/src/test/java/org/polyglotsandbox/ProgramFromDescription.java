@@ -3,6 +3,8 @@ package org.polyglotsandbox;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -25,6 +27,21 @@ public final class ProgramFromDescription {
   private static final String MISSING = "no-such-product";
 
   private ProgramFromDescription() {}
+
+  /**
+   * The policy of a first-contact sandbox: both languages, {@code guest-samples/data} at {@code /data}, the
+   * application's {@code shop.unitPrice} tool.
+   */
+  public static Policy policy() {
+    return Policy.builder()
+        .allowLanguages(Language.JAVASCRIPT, Language.PYTHON)
+        .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
+        .allowTools("shop.unitPrice")
+        // A cold import of asyncio takes GraalPy seconds of CPU; the Python case took 26 s with the load
+        // at 9 on two cores.
+        .limits(Limits.builder().wallTime(Duration.ofMinutes(2)).maxCpuTime(Duration.ofSeconds(60)).build())
+        .build();
+  }
 
   /** The program a model that read only {@code description} writes. */
   public static String write(String description) {

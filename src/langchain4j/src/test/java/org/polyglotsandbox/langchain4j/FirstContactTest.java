@@ -13,8 +13,6 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,10 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.SandboxEvent;
 
@@ -60,14 +55,7 @@ class FirstContactTest {
   @BeforeAll
   static void build() {
     sandbox = PolyglotSandbox.builder()
-        .policy(Policy.builder()
-            .allowLanguages(Language.JAVASCRIPT, Language.PYTHON)
-            .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
-            .allowTools("shop.unitPrice")
-            // A cold import of asyncio takes GraalPy seconds of CPU; the Python case took 26 s with the load
-            // at 9 on two cores.
-            .limits(Limits.builder().wallTime(Duration.ofMinutes(2)).maxCpuTime(Duration.ofSeconds(60)).build())
-            .build())
+        .policy(ProgramFromDescription.policy())
         .tools(ApplicationTools.builder().namespace("shop").add(new Shop()).build())
         .build();
   }

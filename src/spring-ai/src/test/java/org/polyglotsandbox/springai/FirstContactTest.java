@@ -3,8 +3,6 @@ package org.polyglotsandbox.springai;
 import org.polyglotsandbox.ProgramFromDescription;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,10 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Tool;
@@ -53,14 +48,7 @@ class FirstContactTest {
         })
         .build();
     sandbox = PolyglotSandbox.builder()
-        .policy(Policy.builder()
-            .allowLanguages(Language.JAVASCRIPT, Language.PYTHON)
-            .mount(Mount.readOnly(Path.of("guest-samples/data"), "/data"))
-            .allowTools("shop.unitPrice")
-            // A cold import of asyncio takes GraalPy seconds of CPU; the Python case took 26 s with the load
-            // at 9 on two cores.
-            .limits(Limits.builder().wallTime(Duration.ofMinutes(2)).maxCpuTime(Duration.ofSeconds(60)).build())
-            .build())
+        .policy(ProgramFromDescription.policy())
         .tool(price)
         .build();
   }
