@@ -26,7 +26,13 @@ public enum Layer {
    * functions that would change state the whole JVM process shares (signal handlers, timers, the
    * default time zone) or show the host's identity (user, process id, kernel, host name).
    */
-  PROCESS_SHIELD("process-shield");
+  PROCESS_SHIELD("process-shield"),
+  /**
+   * With process isolation ({@link Isolation#process()}): the worker process a run executes in, its
+   * operating-system wall (namespaces, seccomp filter, resource limits, cgroup), its JVM's caps, and the
+   * host's hard stop that kills a worker whose run went past its caps or whose heap ran out.
+   */
+  PROCESS_ISOLATION("process-isolation");
 
   private final String id;
 

@@ -352,8 +352,25 @@ public final class PolyglotSandbox implements AutoCloseable {
     private Duration lowerPriorityAfter;
     private List<String> pythonImports = List.of();
     private List<String> pythonPath = List.of();
+    private Isolation isolation = Isolation.inProcess();
 
     private Builder() {}
+
+    /**
+     * Where guest code runs: in this JVM (the default) or in worker processes behind an operating-system
+     * wall ({@link Isolation#process()}). With process isolation, {@link #warmContexts}, {@link #warmUp},
+     * {@link #pythonPath}, {@link #pythonImports}, {@link #heapPressureThreshold} and
+     * {@link #lowerPriorityAfter} apply inside each worker; {@link #maxConcurrentRuns} and
+     * {@link #maxWaitingRuns} still bound the runs of the whole sandbox, and no more run at once than the
+     * workers take ({@link Isolation#workers()} times {@link Isolation#runsPerWorker()}). {@link #build()}
+     * then starts the workers and, unless {@link #startInBackground()}, waits until they are ready.
+     *
+     * @throws NullPointerException if {@code isolation} is null
+     */
+    public Builder isolation(Isolation isolation) {
+      this.isolation = Objects.requireNonNull(isolation, "isolation");
+      return this;
+    }
 
     /**
      * Keeps this many contexts per allowed language made and initialised in advance, so that a run
@@ -778,7 +795,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
       SandboxCore core = SandboxCore.create(new SandboxCore.Settings(policy, allowed, heapThreshold,
           maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground,
-          pythonPath, pythonImports, lowerPriorityAfter),
+          pythonPath, pythonImports, lowerPriorityAfter, isolation),
           ApiBridge.INSTANCE);
       return new PolyglotSandbox(policy, allowed, core, singleRun, pythonPath, pythonImports);
     }

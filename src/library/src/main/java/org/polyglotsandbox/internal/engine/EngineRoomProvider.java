@@ -9,6 +9,7 @@ public final class EngineRoomProvider implements SandboxCore.Factory {
 
   @Override
   public SandboxCore create(SandboxCore.Settings settings, ApiAccess api) {
-    return EngineRoom.start(settings, api);
+    return settings.isolation().isProcess() ? org.polyglotsandbox.internal.worker.WorkerRooms.start(settings, api)
+        : EngineRoom.start(settings, api);
   }
 }

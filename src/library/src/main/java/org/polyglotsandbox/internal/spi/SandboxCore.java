@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import org.polyglotsandbox.AuditEvent;
 import org.polyglotsandbox.ExecutionResult;
+import org.polyglotsandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.Script;
@@ -32,7 +33,7 @@ public abstract class SandboxCore implements AutoCloseable {
   public record Settings(Policy policy, List<Tool> tools, double heapThreshold, int maxConcurrentRuns,
       int maxWaitingRuns, int warmContexts, Duration warmUp, Consumer<? super AuditEvent> auditListener,
       Duration startTimeout, boolean singleRun, boolean inBackground, List<String> pythonPath,
-      List<String> pythonImports, Duration lowerPriorityAfter) {}
+      List<String> pythonImports, Duration lowerPriorityAfter, Isolation isolation) {}
 
   /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
   public interface Factory {
