@@ -28,7 +28,9 @@ final class Worker {
   final int number;
   final Process process;
   private final DataOutputStream toWorker;
-  private final Object writeLock = new Object();
+  private static final Map<String, Object> CLOSE = Map.of();
+  private final java.util.concurrent.LinkedBlockingQueue<Map<String, ?>> outbox =
+      new java.util.concurrent.LinkedBlockingQueue<>();
   /** The host's runs on this worker, by key. */
   final Map<Long, WorkerRoom.Pending> runs = new ConcurrentHashMap<>();
   /** Recent runs with an output listener, whose chunks may still come after their results. */
@@ -103,28 +105,38 @@ final class Worker {
     }, "polyglot-sandbox-worker-" + number + "-stderr");
     errors.setDaemon(true);
     errors.start();
+    Thread writer = new Thread(this::write, "polyglot-sandbox-worker-" + number + "-writer");
+    writer.setDaemon(true);
+    writer.start();
   }
 
-  /** Sends one frame; false if the channel is broken (the worker is ending). */
-  boolean send(Map<String, ?> frame) {
-    synchronized (writeLock) {
-      try {
-        Frames.write(toWorker, frame);
-        return true;
-      } catch (IOException e) {
-        return false;
-      }
-    }
+  /**
+   * Queues one frame for the worker and returns at once: the writer thread sends it, so that a worker
+   * that stops reading holds no caller (its silence gets it killed, and the writer's pipe then breaks).
+   */
+  void send(Map<String, ?> frame) {
+    outbox.add(frame);
   }
 
-  /** Closes the channel towards the worker, which then exits on its own. */
+  /** Closes the channel towards the worker once the frames queued before are sent; the worker then exits. */
   void closeChannel() {
-    synchronized (writeLock) {
-      try {
-        toWorker.close();
-      } catch (IOException e) {
-        // already closed
+    outbox.add(CLOSE);
+  }
+
+  private void write() {
+    try {
+      while (true) {
+        Map<String, ?> frame = outbox.take();
+        if (frame == CLOSE) {
+          toWorker.close();
+          return;
+        }
+        Frames.write(toWorker, frame);
       }
+    } catch (IOException e) {
+      // The worker is ending; its exit answers its runs.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

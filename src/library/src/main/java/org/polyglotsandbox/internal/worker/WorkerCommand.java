@@ -59,7 +59,7 @@ final class WorkerCommand {
     String cache = resourceCache();
     jvm.add("-Dpolyglot.engine.userResourceCache=" + cache);
     jvm.add("-D" + OptimizingRuntime.SILENCE_PROPERTY + "=false");
-    return new WorkerCommand(javaHome, List.copyOf(jvm), classPath(), cache);
+    return new WorkerCommand(javaHome, List.copyOf(jvm), WorkerClassPath.entries(), cache);
   }
 
   /** The optimizing runtime's flags: the host's own if it runs with them, else found the way the library's printer finds them. */
@@ -85,22 +85,6 @@ final class WorkerCommand {
       LOG.log(System.Logger.Level.WARNING, "workers run in GraalVM's fallback interpreter: " + e.getMessage());
       return List.of();
     }
-  }
-
-  /** The class path and module path of this JVM, as one class path. */
-  private static List<String> classPath() {
-    Set<String> entries = new LinkedHashSet<>();
-    for (String property : List.of("jdk.module.path", "java.class.path")) {
-      String value = System.getProperty(property);
-      if (value != null && !value.isBlank()) {
-        for (String e : value.split(File.pathSeparator)) {
-          if (!e.isBlank()) {
-            entries.add(Path.of(e).toAbsolutePath().normalize().toString());
-          }
-        }
-      }
-    }
-    return List.copyOf(entries);
   }
 
   /** Where GraalPy's home is extracted: this JVM's choice, made explicit for the workers. */

@@ -319,7 +319,7 @@ final class WorkerRoom extends SandboxCore {
         w.kill("the sandbox was closed");
       } else {
         w.closeChannel();
-        w.process.onExit().orTimeout(2, TimeUnit.SECONDS).exceptionally(e -> {
+        w.process.onExit().copy().orTimeout(2, TimeUnit.SECONDS).exceptionally(e -> {
           w.kill("the sandbox was closed");
           return null;
         });
@@ -412,9 +412,7 @@ final class WorkerRoom extends SandboxCore {
         w.retiring = true;
         replenish();
       }
-      if (!w.send(runFrame(p))) {
-        w.kill("its channel broke");
-      }
+      w.send(runFrame(p));
     }
   }
 
@@ -717,7 +715,13 @@ final class WorkerRoom extends SandboxCore {
   private void died(Worker w) {
     w.launched.release();
     HardStop stop = hardStops.remove(w);
-    int status = w.process.exitValue();
+    int status;
+    try {
+      status = w.process.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      status = -1;
+    }
     boolean heap = stop == null && status == WorkerCommand.OUT_OF_MEMORY_STATUS && w.killedFor == null;
     List<Pending> orphans;
     synchronized (this) {
