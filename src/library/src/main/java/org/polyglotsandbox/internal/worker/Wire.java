@@ -211,7 +211,8 @@ final class Wire {
       Integer exit = m.get("exitStatus") == null ? null : Math.toIntExact(num(m, "exitStatus"));
       String stdout = clean(str(m, "stdout"));
       String stderr = clean(str(m, "stderr"));
-      if ((long) stdout.length() + stderr.length() > 2 * limits.maxOutputBytes() + 1024) {
+      // UTF-8 bytes are never fewer than UTF-16 chars; the 1,024 leave room for the boundary's own notices.
+      if ((long) stdout.length() + stderr.length() > limits.maxOutputBytes() + 1024) {
         throw new ProtocolException("more output than the run's limit");
       }
       Map<String, Object> u = map(m.get("usage"));
