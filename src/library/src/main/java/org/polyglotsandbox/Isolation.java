@@ -153,7 +153,7 @@ public final class Isolation {
 
   /**
    * Configures process isolation. Defaults: 2 workers, 1 spare, a 512 MiB heap per worker, 1 run at a
-   * time per worker, 200 runs before a worker is retired, 60 s for a worker to start, a kill grace of
+   * time per worker, 200 runs before a worker is retired, 120 s for a worker to start (they start one at a time), a kill grace of
    * 500 ms, 10 s of silence before a busy worker is held dead, and the full wall required.
    */
   public static final class Builder {
@@ -164,7 +164,7 @@ public final class Isolation {
     private long workerHeapBytes = 512L << 20;
     private int runsPerWorker = 1;
     private int maxRunsPerWorker = 200;
-    private Duration workerStartTimeout = Duration.ofSeconds(60);
+    private Duration workerStartTimeout = Duration.ofSeconds(120);
     private Duration killGrace = Duration.ofMillis(500);
     private Duration silenceTimeout = Duration.ofSeconds(10);
     private boolean weakWall;

@@ -363,7 +363,8 @@ public final class PolyglotSandbox implements AutoCloseable {
      * {@link #lowerPriorityAfter} apply inside each worker; {@link #maxConcurrentRuns} and
      * {@link #maxWaitingRuns} still bound the runs of the whole sandbox, and no more run at once than the
      * workers take ({@link Isolation#workers()} times {@link Isolation#runsPerWorker()}). {@link #build()}
-     * then starts the workers and, unless {@link #startInBackground()}, waits until they are ready.
+     * then starts the workers one after another and, unless {@link #startInBackground()}, returns once the
+     * first is ready.
      *
      * @throws NullPointerException if {@code isolation} is null
      */

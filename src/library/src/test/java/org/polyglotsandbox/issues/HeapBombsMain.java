@@ -190,14 +190,19 @@ public final class HeapBombsMain {
     }
   }
 
+  /** The bombs by name, for other suites. */
+  public static Map<String, Script> bombs() {
+    return BOMBS;
+  }
+
   /** A good task with inputs: JavaScript multiplies, Python sums a list. */
-  static Script good(Language language, long i) {
+  public static Script good(Language language, long i) {
     return language == Language.JAVASCRIPT
         ? Script.of(Language.JAVASCRIPT, "a * b").withInputs(Map.of("a", i, "b", 7))
         : Script.of(Language.PYTHON, "sum(xs) + n").withInputs(Map.of("xs", List.of(1, 2, 3), "n", i));
   }
 
-  static long expected(Language language, long i) {
+  public static long expected(Language language, long i) {
     return language == Language.JAVASCRIPT ? 7 * i : 6 + i;
   }
 

@@ -350,7 +350,10 @@ final class WorkerRoom extends SandboxCore {
       return;
     }
     long live = workers.stream().filter(w -> !w.ending && !w.retiring).count();
-    for (long i = live; i < isolation.workers() + isolation.spareWorkers(); i++) {
+    // One start at a time: JVMs starting side by side on a small machine take as long together as one by one,
+    // and the first would be ready no sooner than the last.
+    boolean starting = workers.stream().anyMatch(w -> !w.ending && !w.ready.isDone());
+    if (live < isolation.workers() + isolation.spareWorkers() && !starting) {
       Worker w;
       try {
         w = new Worker(workerNumbers.incrementAndGet(), launcher.launch());
@@ -469,9 +472,8 @@ final class WorkerRoom extends SandboxCore {
           synchronized (this) {
             failedStarts = 0;
             w.ready.complete(null);
-            if (readyWorkers() >= Math.min(isolation.workers(), isolation.workers() + isolation.spareWorkers())) {
-              started.complete(null);
-            }
+            started.complete(null); // runs can be served; the other workers start one after another
+            replenish();
             dispatch();
           }
         }
