@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
  *       imports an engine-room class that imports it back).
  *   <li>The internal layers form no cycle.
  *   <li>{@code internal.spi} is only the contract: it depends on the API and on API-free classes.
+ *   <li>{@code internal.isolation}, the operating-system wall around worker JVMs, depends on the JDK only:
+ *       a worker runs its {@code WalledMain} before any GraalVM class is loaded, and the host builds walls
+ *       without an engine.
  * </ul>
  */
 class ArchitectureTest {
@@ -70,6 +73,14 @@ class ArchitectureTest {
   @Test
   void internalLayers_haveNoCycles() {
     slices().matching("org.polyglotsandbox.internal.(*)..").should().beFreeOfCycles().check(library);
+  }
+
+  @Test
+  void theWorkerWall_dependsOnTheJdkOnly() {
+    classes().that().resideInAPackage("org.polyglotsandbox.internal.isolation")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.polyglotsandbox.internal.isolation")
+        .because("no GraalVM class and no other room of the library may load before the seccomp filter is in place")
+        .check(library);
   }
 
   @Test
