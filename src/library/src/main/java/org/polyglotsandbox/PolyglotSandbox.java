@@ -152,6 +152,14 @@ public final class PolyglotSandbox implements AutoCloseable {
     return core.started();
   }
 
+  /**
+   * Where guest code runs and behind which walls, in one line for logs and reports: in this JVM, or in
+   * worker processes and which operating-system layers the host gave them (see {@link Isolation}).
+   */
+  public String isolationInForce() {
+    return core.wall();
+  }
+
   /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
   public boolean isOptimizingRuntime() {
     return !"Interpreted".equals(core.runtimeName());

@@ -29,7 +29,7 @@ class ProcessHardStopsTest {
         .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(CPU_CAP).build())
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy)
-        .isolation(Isolation.processBuilder().workers(1).spareWorkers(1).weakWall()
+        .isolation(Isolation.processBuilder().workers(1).spareWorkers(1)
             .silenceTimeout(Duration.ofSeconds(3)).build())
         .build();
   }
@@ -109,7 +109,7 @@ class ProcessHardStopsTest {
     Policy policy = Policy.computeOnly(language).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxAllocatedBytes(8L << 30).build()).build();
     try (PolyglotSandbox small = PolyglotSandbox.builder().policy(policy)
-        .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).workerHeapBytes(256L << 20).weakWall().build())
+        .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).workerHeapBytes(256L << 20).build())
         .build()) {
       ExecutionResult r = small.run(language, code.replace('@', '\n'));
       assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.LIMIT_EXCEEDED);

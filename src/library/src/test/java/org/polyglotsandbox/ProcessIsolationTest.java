@@ -29,7 +29,7 @@ class ProcessIsolationTest {
         .allowTools("add", "refuse")
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy)
-        .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).weakWall().build())
+        .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).build())
         .tool(Tool.builder("add").parameters("""
             {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
              "required": ["a", "b"]}""")
@@ -119,6 +119,25 @@ class ProcessIsolationTest {
         .withOutputFiles("/out/b.txt"));
     assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.OK);
     assertThat(new String(r.outputFiles().get("/out/b.txt").bytes())).isEqualTo("HELLO");
+  }
+
+  /** The worker JVMs as the host sees them: namespaces of their own, the seccomp filter, no capabilities. */
+  @Test
+  void workers_runBehindTheOsWall() throws Exception {
+    assertThat(sandbox.isolationInForce()).contains("process isolation").contains("seccomp filter");
+    List<ProcessHandle> jvms = ProcessHandle.current().descendants()
+        .filter(p -> p.info().command().orElse("").endsWith("/java")).toList();
+    assertThat(jvms).isNotEmpty();
+    for (ProcessHandle jvm : jvms) {
+      String status = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(jvm.pid()), "status"));
+      assertThat(status).contains("Seccomp:\t2").contains("NoNewPrivs:\t1").contains("CapEff:\t0000000000000000");
+      for (String ns : List.of("net", "pid", "mnt", "user", "ipc", "uts")) {
+        assertThat(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc", Long.toString(jvm.pid()), "ns", ns)))
+            .as(ns).isNotEqualTo(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/ns", ns)));
+      }
+      String net = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(jvm.pid()), "net", "dev"));
+      assertThat(net.lines().skip(2).map(l -> l.strip().split(":")[0]).toList()).containsExactly("lo");
+    }
   }
 
   @Test

@@ -76,6 +76,11 @@ public abstract class SandboxCore implements AutoCloseable {
   /** The Truffle runtime's name: a compiler's, or {@code "Interpreted"} on the fallback. */
   public abstract String runtimeName();
 
+  /** Where guest code runs and behind which walls, in one line; see {@code PolyglotSandbox#isolationInForce()}. */
+  public String wall() {
+    return "in-process: guest code runs in this JVM, behind GraalVM's sandbox policy and the sandbox's own layers";
+  }
+
   @Override
   public abstract void close();
 }

@@ -3,7 +3,6 @@ package org.polyglotsandbox.internal.worker;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -23,8 +22,11 @@ final class WorkerCommand {
   /** The exit status {@code -XX:+ExitOnOutOfMemoryError} gives. */
   static final int OUT_OF_MEMORY_STATUS = 3;
 
-  /** A started worker process and what to release once it has ended. */
-  record Launched(Process process, Runnable releaser, String wall) {
+  /**
+   * A started worker process, what to release once it has ended, and whether the kernel killed it for its
+   * memory cgroup.
+   */
+  record Launched(Process process, Runnable releaser, java.util.function.BooleanSupplier oomKilled) {
     void release() {
       releaser.run();
     }
@@ -54,6 +56,7 @@ final class WorkerCommand {
     jvm.add("-XX:+ExitOnOutOfMemoryError");
     jvm.add("-XX:+UseSerialGC");
     jvm.add("-XX:-UsePerfData");
+    jvm.add("-XX:+DisableAttachMechanism");
     jvm.add("-Djava.awt.headless=true");
     jvm.addAll(runtimeFlags());
     String cache = resourceCache();
@@ -122,14 +125,26 @@ final class WorkerCommand {
     return Path.of(resourceCache);
   }
 
-  /** Starts a plain child JVM: the wall's weakest form. */
-  Launched startPlain(String mainClass, List<String> args) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(java(mainClass, args));
+  /** The jars of the optimizing runtime the command names, which a walled worker must be able to read. */
+  List<Path> upgradeModulePath() {
+    List<Path> jars = new ArrayList<>();
+    for (String a : jvm) {
+      if (a.startsWith("--upgrade-module-path=")) {
+        for (String e : a.substring("--upgrade-module-path=".length()).split(File.pathSeparator)) {
+          if (!e.isBlank()) {
+            jars.add(Path.of(e).toAbsolutePath().normalize());
+          }
+        }
+      }
+    }
+    return jars;
+  }
+
+  /** Starts a JVM outside any wall, with no guest code: to let GraalPy extract its home where walled workers only read it. */
+  Process startUnwalled(String mainClass, List<String> args) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(java(mainClass, args)).redirectErrorStream(true);
     Map<String, String> env = pb.environment();
-    env.keySet().retainAll(Set.of("PATH", "LANG"));
-    pb.directory(Files.isDirectory(Path.of(System.getProperty("java.io.tmpdir")))
-        ? Path.of(System.getProperty("java.io.tmpdir")).toFile() : null);
-    Process p = pb.start();
-    return new Launched(p, () -> { }, "plain child JVM");
+    env.keySet().retainAll(Set.of("PATH", "LANG", "HOME", "XDG_CACHE_HOME"));
+    return pb.start();
   }
 }

@@ -48,6 +48,8 @@ public final class WorkerMain {
   /** The largest frame the host sends: a run's code, inputs and files. */
   static final int MAX_HOST_FRAME = Integer.MAX_VALUE - 64;
   private static final String RUN_THREAD_PREFIX = "polyglot-sandbox-run-";
+  /** The argument that makes this JVM extract GraalPy's home into the host's cache and exit; it runs no guest code. */
+  static final String PREPARE = "--prepare-graalpy-home";
 
   private final DataOutputStream out;
   private final Object writeLock = new Object();
@@ -65,6 +67,13 @@ public final class WorkerMain {
   }
 
   public static void main(String[] args) throws Exception {
+    if (args.length == 1 && PREPARE.equals(args[0])) {
+      try (org.graalvm.polyglot.Context c = org.graalvm.polyglot.Context.newBuilder("python")
+          .option("engine.WarnInterpreterOnly", "false").build()) {
+        c.eval("python", "1");
+      }
+      System.exit(0);
+    }
     DataOutputStream channel = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out),
         1 << 16));
     System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true));

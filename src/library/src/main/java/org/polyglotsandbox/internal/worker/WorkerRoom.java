@@ -298,6 +298,13 @@ final class WorkerRoom extends SandboxCore {
   }
 
   @Override
+  public String wall() {
+    return "process isolation: " + isolation.workers() + " worker JVM" + (isolation.workers() == 1 ? "" : "s")
+        + " (+" + isolation.spareWorkers() + " spare), " + (isolation.workerHeapBytes() >> 20) + " MiB heap each, in "
+        + launcher.wall();
+  }
+
+  @Override
   public void close() {
     List<Worker> all;
     List<Pending> queued;
@@ -715,6 +722,7 @@ final class WorkerRoom extends SandboxCore {
 
   /** A worker's processes ended: every run on it gets its answer, and a replacement starts. */
   private void died(Worker w) {
+    boolean oomKilled = w.launched.oomKilled().getAsBoolean();
     w.launched.release();
     HardStop stop = hardStops.remove(w);
     int status;
@@ -724,7 +732,7 @@ final class WorkerRoom extends SandboxCore {
       Thread.currentThread().interrupt();
       status = -1;
     }
-    boolean heap = stop == null && status == WorkerCommand.OUT_OF_MEMORY_STATUS && w.killedFor == null;
+    boolean heap = stop == null && w.killedFor == null && (status == WorkerCommand.OUT_OF_MEMORY_STATUS || oomKilled);
     List<Pending> orphans;
     synchronized (this) {
       workers.remove(w);
@@ -746,7 +754,8 @@ final class WorkerRoom extends SandboxCore {
         r = answer(p, Outcome.LIMIT_EXCEEDED, stop.limit(), stop.message(), Layer.PROCESS_ISOLATION);
       } else if (heap) {
         r = answer(p, Outcome.LIMIT_EXCEEDED, Limit.MEMORY, "its worker process's heap ("
-            + (isolation.workerHeapBytes() >> 20) + " MiB) ran out, so the worker ended", Layer.PROCESS_ISOLATION);
+            + (isolation.workerHeapBytes() >> 20) + " MiB) or its memory cgroup ran out, so the worker ended",
+            Layer.PROCESS_ISOLATION);
       } else if (closed) {
         r = answer(p, Outcome.CANCELLED, null, "the sandbox was closed", null);
       } else if (stop != null) {
