@@ -26,7 +26,8 @@ class ProcessHardStopsTest {
   @BeforeAll
   static void build() {
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
-        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(CPU_CAP).build())
+        .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(CPU_CAP).maxStatements(Long.MAX_VALUE)
+            .build())
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy)
         .isolation(Isolation.processBuilder().workers(1).spareWorkers(1)
@@ -60,10 +61,12 @@ class ProcessHardStopsTest {
   void uncancellableBuiltin_isKilledPastItsCap_andTheNextRunSucceeds(Language language, String code) {
     ExecutionResult r = sandbox.run(language, code);
     assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.LIMIT_EXCEEDED);
-    assertThat(r.limit()).contains(Limit.CPU_TIME);
+    // Whichever the worker passes first, its CPU cap or its heap (a huge power's intermediate numbers), the
+    // host's kill ends it; in-process, it ran on past the cap until it was done.
+    assertThat(r.limit().orElseThrow()).as(r.toString()).isIn(Limit.CPU_TIME, Limit.MEMORY);
     assertThat(r.events()).anySatisfy(e -> assertThat(e.layer()).isEqualTo(Layer.PROCESS_ISOLATION));
     assertThat(r.usage().cpuTime()).isLessThanOrEqualTo(CPU_CAP.plusSeconds(1));
-    assertThat(r.errorMessage()).hasValueSatisfying(m -> assertThat(m).contains("CPU time").doesNotContain("/"));
+    assertThat(r.errorMessage()).hasValueSatisfying(m -> assertThat(m).contains("worker").doesNotContain("/"));
     ExecutionResult next = sandbox.run(language, language == Language.JAVASCRIPT ? "6 * 7" : "6 * 7");
     assertThat(next.value()).isEqualTo(42L);
   }
@@ -95,7 +98,7 @@ class ProcessHardStopsTest {
     ProcessHandle worker = busyWorker();
     new ProcessBuilder("kill", "-STOP", Long.toString(worker.pid())).start().waitFor();
     ExecutionResult r = running.get(20, TimeUnit.SECONDS);
-    assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED);
+    assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.CANCELLED);
     assertThat(r.errorMessage()).hasValueSatisfying(m -> assertThat(m).contains("sent nothing"));
     assertThat(sandbox.run(Language.JAVASCRIPT, "6 * 7").value()).isEqualTo(42L);
   }

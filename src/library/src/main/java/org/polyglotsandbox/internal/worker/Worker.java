@@ -44,6 +44,8 @@ final class Worker {
   final CompletableFuture<Void> ready = new CompletableFuture<>();
   final long startedNanos = System.nanoTime();
   volatile long lastHeardNanos = System.nanoTime();
+  /** The worker JVM's process id on the host (below bubblewrap's, when walled); known once it is ready. */
+  volatile long jvmPid;
   /** Runs this worker has taken; it retires at the isolation's bound. */
   int runsTaken;
   /** Why the host ended it, once it has; null while it lives or if it ended on its own. */

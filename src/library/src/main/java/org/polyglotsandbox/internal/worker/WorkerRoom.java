@@ -111,6 +111,8 @@ final class WorkerRoom extends SandboxCore {
     volatile long dispatchedNanos;
     volatile long deadlineNanos;
     volatile long cpuNanos;
+    /** The worker's sandbox threads' CPU when the monitor first saw the run, by thread: the host's own count. */
+    volatile Map<Long, Long> hostCpuAtStart;
     volatile String workerRunId;
 
     Pending(Script script, Map<String, String> inputs) {
@@ -476,6 +478,7 @@ final class WorkerRoom extends SandboxCore {
           if (m.get("runtime") instanceof String name) {
             runtimeName = TextSanitizer.oneLine(name, 64);
           }
+          w.jvmPid = ProcCpu.jvmPid(w.process);
           synchronized (this) {
             failedStarts = 0;
             w.ready.complete(null);
@@ -488,7 +491,7 @@ final class WorkerRoom extends SandboxCore {
           for (Map.Entry<String, Object> e : Wire.map(m.get("cpu")).entrySet()) {
             Pending p = w.runs.get(Long.parseLong(e.getKey()));
             if (p != null && e.getValue() instanceof Long cpu && cpu >= 0) {
-              p.cpuNanos = cpu;
+              p.cpuNanos = Math.max(p.cpuNanos, cpu);
             }
           }
         }
@@ -553,11 +556,11 @@ final class WorkerRoom extends SandboxCore {
       w.kill("it broke the channel's rules (" + why + ")");
     } else if (!w.ending) {
       // The worker closed its end; its exit (died) answers its runs. Make sure it does exit.
-      monitor.schedule(() -> {
+      later(() -> {
         if (w.process.isAlive()) {
           w.kill("it closed its channel");
         }
-      }, 2, TimeUnit.SECONDS);
+      }, 2);
     }
   }
 
@@ -580,11 +583,11 @@ final class WorkerRoom extends SandboxCore {
     if (w.retiring && !w.busy() && !w.ending) {
       w.ending = true;
       w.closeChannel();
-      monitor.schedule(() -> {
+      later(() -> {
         if (w.process.isAlive()) {
           w.kill("it was retired");
         }
-      }, 5, TimeUnit.SECONDS);
+      }, 5);
     }
     dispatch();
   }
@@ -688,8 +691,16 @@ final class WorkerRoom extends SandboxCore {
           w.kill("it sent nothing for " + isolation.silenceTimeout());
           continue;
         }
+        Map<Long, Long> hostCpu = null;
         for (Pending p : w.runs.values()) {
           Limits l = p.limits();
+          // The host's own count: the worker's beats stop when a guest holds its JVM away from a safepoint.
+          if (p.hostCpuAtStart == null) {
+            p.hostCpuAtStart = ProcCpu.sandboxThreads(w.jvmPid);
+          } else if (w.runs.size() == 1 && now - p.dispatchedNanos > l.maxCpuTime().toNanos()) {
+            hostCpu = hostCpu != null ? hostCpu : ProcCpu.sandboxThreads(w.jvmPid);
+            p.cpuNanos = Math.max(p.cpuNanos, ProcCpu.since(p.hostCpuAtStart, hostCpu));
+          }
           if (p.cpuNanos > l.maxCpuTime().plus(isolation.killGrace()).toNanos()) {
             hardStop(w, p, Limit.CPU_TIME, "the run's CPU time passed its cap (" + format(l.maxCpuTime())
                 + ") by more than " + format(isolation.killGrace()) + ", so its worker process was killed");
@@ -775,6 +786,15 @@ final class WorkerRoom extends SandboxCore {
     synchronized (this) {
       replenish();
       dispatch();
+    }
+  }
+
+  /** Runs {@code task} on the monitor after {@code seconds}; once the room is closed, at once on this thread. */
+  private void later(Runnable task, long seconds) {
+    try {
+      monitor.schedule(task, seconds, TimeUnit.SECONDS);
+    } catch (RejectedExecutionException closing) {
+      task.run();
     }
   }
 
