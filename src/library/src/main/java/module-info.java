@@ -20,7 +20,7 @@ module org.polyglotsandbox {
   // no class of either room.
   uses org.polyglotsandbox.internal.spi.SandboxCore.Factory;
   provides org.polyglotsandbox.internal.spi.SandboxCore.Factory
-      with org.polyglotsandbox.internal.engine.EngineRoomProvider;
+      with org.polyglotsandbox.internal.engine.EngineRoomProvider, org.polyglotsandbox.internal.worker.WorkerRooms;
   uses org.polyglotsandbox.internal.spi.ProbeSuite;
   provides org.polyglotsandbox.internal.spi.ProbeSuite with org.polyglotsandbox.internal.probe.ProbeSuiteProvider;
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.polyglotsandbox.issues.HeapBombsMain;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 
 /**
  * Sixteen allocation bombs of each kind at once, beside good tasks, through process isolation, in rounds;

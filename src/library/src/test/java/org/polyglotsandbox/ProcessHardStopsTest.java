@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 
 /**
  * What process isolation stops that the in-process engine room cannot: guests inside builtins that poll

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 
 /**
  * A sandbox with process isolation does what an in-process one does, with the embedder's code unchanged:

@@ -8,8 +8,12 @@ public final class EngineRoomProvider implements SandboxCore.Factory {
   public EngineRoomProvider() {}
 
   @Override
+  public boolean serves(org.polyglotsandbox.PolyglotSandbox.Isolation isolation) {
+    return !isolation.isProcess();
+  }
+
+  @Override
   public SandboxCore create(SandboxCore.Settings settings, ApiAccess api) {
-    return settings.isolation().isProcess() ? org.polyglotsandbox.internal.worker.WorkerRooms.start(settings, api)
-        : EngineRoom.start(settings, api);
+    return EngineRoom.start(settings, api);
   }
 }

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import org.polyglotsandbox.AuditEvent;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.Script;
@@ -35,21 +35,31 @@ public abstract class SandboxCore implements AutoCloseable {
       Duration startTimeout, boolean singleRun, boolean inBackground, List<String> pythonPath,
       List<String> pythonImports, Duration lowerPriorityAfter, Isolation isolation) {}
 
-  /** Makes the engine room; implemented once, in {@code internal.engine}, and found with {@link ServiceLoader}. */
+  /**
+   * Makes an engine room: one in {@code internal.engine} for in-process runs, one in {@code internal.worker}
+   * for worker processes, found with {@link ServiceLoader}.
+   */
   public interface Factory {
+    /** Whether this factory makes the room for {@code isolation}. */
+    boolean serves(Isolation isolation);
+
     SandboxCore create(Settings settings, ApiAccess api);
   }
 
-  private static final Factory FACTORY = ServiceLoader.load(Factory.class, Factory.class.getClassLoader())
-      .findFirst()
-      .orElseThrow(() -> new IllegalStateException("polyglot-sandbox's engine is missing from its jar ("
-          + "META-INF/services/" + Factory.class.getName() + ")"));
+  private static final List<Factory> FACTORIES = ServiceLoader.load(Factory.class, Factory.class.getClassLoader())
+      .stream().map(ServiceLoader.Provider::get).toList();
 
   protected SandboxCore() {}
 
   /** Makes the engine room and warms it up (see {@code PolyglotSandbox.Builder#build}). */
   public static SandboxCore create(Settings settings, ApiAccess api) {
-    return FACTORY.create(settings, api);
+    for (Factory f : FACTORIES) {
+      if (f.serves(settings.isolation())) {
+        return f.create(settings, api);
+      }
+    }
+    throw new IllegalStateException("polyglot-sandbox's engine for " + settings.isolation() + " is missing from its jar"
+        + " (META-INF/services/" + Factory.class.getName() + ")");
   }
 
   /** Runs one script and waits for it; see {@code PolyglotSandbox#run(Script)}. */

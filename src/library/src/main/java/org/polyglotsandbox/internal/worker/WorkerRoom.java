@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;

@@ -1,14 +1,20 @@
 package org.polyglotsandbox.internal.worker;
 
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.internal.spi.ApiAccess;
 import org.polyglotsandbox.internal.spi.SandboxCore;
 
-/** Makes the engine room of a sandbox with process isolation; the in-process room's provider calls it. */
-public final class WorkerRooms {
-  private WorkerRooms() {}
+/** The {@link SandboxCore.Factory} for process isolation, which {@code META-INF/services} and {@code module-info} name. */
+public final class WorkerRooms implements SandboxCore.Factory {
+  public WorkerRooms() {}
 
-  /** Starts the workers and returns their room; see {@code PolyglotSandbox.Builder#isolation}. */
-  public static SandboxCore start(SandboxCore.Settings settings, ApiAccess api) {
+  @Override
+  public boolean serves(Isolation isolation) {
+    return isolation.isProcess();
+  }
+
+  @Override
+  public SandboxCore create(SandboxCore.Settings settings, ApiAccess api) {
     return WorkerRoom.start(settings, api);
   }
 }
