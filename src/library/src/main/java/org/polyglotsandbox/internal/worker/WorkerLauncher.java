@@ -60,7 +60,11 @@ final class WorkerLauncher implements AutoCloseable {
    *     accepted a weak wall
    */
   static WorkerLauncher forHost(Isolation isolation, Policy policy) {
-    OsWall.Report report = OsWall.inspect();
+    return forHost(isolation, policy, OsWall.inspect());
+  }
+
+  /** {@link #forHost(Isolation, Policy)} on a host that offers what {@code report} says. */
+  static WorkerLauncher forHost(Isolation isolation, Policy policy, OsWall.Report report) {
     boolean full = report.full() && Runtime.version().feature() >= 22;
     if (!full && !isolation.acceptsWeakWall()) {
       String missing = !report.full() ? report.missing()
