@@ -34,7 +34,8 @@ final class WorkerLauncher implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
   /** Memory a worker's cgroup allows beyond its heap: metaspace, code cache, thread stacks, its /tmp. */
   private static final long NON_HEAP_BYTES = 768L << 20;
-  private static final long MAX_TASKS = 1024;
+  /** Threads a worker may run at once: GraalVM's and the sandbox's take some 60-100; a thousand is an attack. */
+  private static final long MAX_TASKS = 512;
   private static final long MAX_OPEN_FILES = 4096;
   private static final long MAX_FILE_BYTES = 64L << 20;
 
@@ -125,9 +126,16 @@ final class WorkerLauncher implements AutoCloseable {
 
   /** Starts one worker; it reads its settings from its channel, then says it is ready. */
   WorkerCommand.Launched launch() throws IOException {
+    return launch(WorkerMain.class.getName(), List.of());
+  }
+
+  /** Starts {@code mainClass} with {@code args} in a worker's wall and JVM: tests attack the wall this way. */
+  WorkerCommand.Launched launch(String mainClass, List<String> args) throws IOException {
+    List<String> main = new ArrayList<>();
+    main.add(mainClass);
+    main.addAll(args);
     Future<WorkerCommand.Launched> f = thread.submit(() -> {
-      WallCommand.Walled walled = WallCommand.wrap(command.java(WalledMain.class.getName(),
-          List.of(WorkerMain.class.getName())), spec);
+      WallCommand.Walled walled = WallCommand.wrap(command.java(WalledMain.class.getName(), main), spec);
       CgroupSlot slot = walled.slot();
       try {
         Process p = new ProcessBuilder(walled.command()).start();
