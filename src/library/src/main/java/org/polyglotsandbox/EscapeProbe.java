@@ -137,22 +137,48 @@ public final class EscapeProbe {
     }
   }
 
+  /**
+   * One attack of the operating-system wall's family ({@link Builder#isolation}): host Java code run inside a
+   * worker's wall as if every wall before it had fallen, such as reading {@code /etc/shadow} or running
+   * {@code /bin/sh}.
+   *
+   * @param name the attack, such as {@code exec-shell}
+   * @param target what it aimed at
+   * @param refused whether the wall refused it (the only passing verdict)
+   * @param evidence what the attack saw
+   */
+  public record WallAttack(String name, String target, boolean refused, String evidence) {
+    public WallAttack {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(target, "target");
+      Objects.requireNonNull(evidence, "evidence");
+    }
+  }
+
   /** A whole probe's outcome. Immutable. */
   public static final class Report {
     private final PolicyReport declared;
     private final List<Row> rows;
     private final List<Result> results;
     private final Duration elapsed;
+    private final List<WallAttack> wallAttacks;
 
-    private Report(PolicyReport declared, List<Row> rows, List<Result> results, Duration elapsed) {
+    private Report(PolicyReport declared, List<Row> rows, List<Result> results, Duration elapsed,
+        List<WallAttack> wallAttacks) {
       this.declared = declared;
       this.rows = rows;
       this.results = results;
       this.elapsed = elapsed;
+      this.wallAttacks = wallAttacks;
     }
 
     /** The report of {@code results}, grouped by the entries of {@code declared}, in its order. */
     static Report of(PolicyReport declared, List<Result> results, Duration elapsed) {
+      return of(declared, results, elapsed, List.of());
+    }
+
+    /** As {@link #of(PolicyReport, List, Duration)}, with the wall's attacks. */
+    static Report of(PolicyReport declared, List<Result> results, Duration elapsed, List<WallAttack> wallAttacks) {
       Map<PolicyReport.Entry, List<Result>> byEntry = new LinkedHashMap<>();
       declared.entries().forEach(e -> byEntry.put(e, new ArrayList<>()));
       for (Result r : results) {
@@ -160,7 +186,8 @@ public final class EscapeProbe {
       }
       List<Row> rows = new ArrayList<>();
       byEntry.forEach((e, rs) -> rows.add(new Row(e, rs)));
-      return new Report(declared, List.copyOf(rows), List.copyOf(results), Objects.requireNonNull(elapsed));
+      return new Report(declared, List.copyOf(rows), List.copyOf(results), Objects.requireNonNull(elapsed),
+          List.copyOf(wallAttacks));
     }
 
     /** The catalogue the sandboxes were held to: the policy's {@link Policy#report()}. */
@@ -168,9 +195,20 @@ public final class EscapeProbe {
       return declared;
     }
 
-    /** Whether every probe observed what the policy intends (no contradiction, nothing inconclusive). */
+    /**
+     * Whether every probe observed what the policy intends (no contradiction, nothing inconclusive), and
+     * the wall refused every attack of its family.
+     */
     public boolean passed() {
-      return results.stream().allMatch(Result::ok);
+      return results.stream().allMatch(Result::ok) && wallAttacks.stream().allMatch(WallAttack::refused);
+    }
+
+    /**
+     * The operating-system wall's family, in the order the attacks ran: empty unless the probe ran with
+     * {@link Builder#isolation} set to process isolation.
+     */
+    public List<WallAttack> wallAttacks() {
+      return wallAttacks;
     }
 
     /** The probes that contradict the policy or were inconclusive, in the order they ran. */
@@ -201,11 +239,21 @@ public final class EscapeProbe {
      */
     public Report requirePassed() {
       List<Result> failures = failures();
-      if (failures.isEmpty()) {
+      List<WallAttack> escaped = wallAttacks.stream().filter(a -> !a.refused()).toList();
+      if (failures.isEmpty() && escaped.isEmpty()) {
         return this;
       }
       StringBuilder m = new StringBuilder("escape probe failed: ").append(failures.size()).append(" of ")
-          .append(results.size()).append(" probes contradict the policy or were inconclusive:");
+          .append(results.size()).append(" probes contradict the policy or were inconclusive");
+      if (!escaped.isEmpty()) {
+        m.append(", and ").append(escaped.size()).append(" of ").append(wallAttacks.size())
+            .append(" attacks on the operating-system wall were not refused");
+      }
+      m.append(':');
+      for (WallAttack a : escaped) {
+        m.append("\n  wall ").append(a.name()).append(" (").append(a.target()).append("): not refused: ")
+            .append(oneLine(a.evidence()));
+      }
       for (Result r : failures) {
         m.append("\n  ").append(r.probe()).append(" (").append(r.language().id()).append("): ")
             .append(r.operation().id()).append(' ').append(oneLine(r.target()))
@@ -218,8 +266,9 @@ public final class EscapeProbe {
 
     @Override
     public String toString() {
-      return "EscapeProbe.Report{probes=" + results.size() + ", failures=" + failures().size() + ", elapsed="
-          + elapsed + "}";
+      return "EscapeProbe.Report{probes=" + results.size() + ", failures=" + failures().size()
+          + (wallAttacks.isEmpty() ? "" : ", wallAttacks=" + wallAttacks.size() + ", wallEscapes="
+              + wallAttacks.stream().filter(a -> !a.refused()).count()) + ", elapsed=" + elapsed + "}";
     }
 
     /** Guest text on one line: control, line-separator and bidirectional characters as {@code \}{@code uXXXX}. */
@@ -243,6 +292,7 @@ public final class EscapeProbe {
     private final Map<String, Map<String, Object>> toolArguments = new LinkedHashMap<>();
     private final Set<String> refusedToolNames = new LinkedHashSet<>();
     private PolicyReport declared;
+    private PolyglotSandbox.Isolation isolation = PolyglotSandbox.Isolation.inProcess();
 
     private Builder(Policy policy) {
       this.policy = policy;
@@ -340,6 +390,19 @@ public final class EscapeProbe {
       return this;
     }
 
+    /**
+     * With {@linkplain PolyglotSandbox.Isolation#process() process isolation}, the probe adds a family that
+     * attacks the operating-system wall from inside a worker's wall (built as the sandbox builds it for
+     * this policy): host Java code run as if GraalVM's wall had fallen, such as connecting to the host's
+     * loopback, reading {@code /etc/shadow}, running {@code /bin/sh}, writing {@code /} or a kernel setting,
+     * starting a thousand threads ({@link Report#wallAttacks()}). The guest battery itself runs in process,
+     * as it does without this setting. Default: in-process, no wall family.
+     */
+    public Builder isolation(PolyglotSandbox.Isolation isolation) {
+      this.isolation = Objects.requireNonNull(isolation, "isolation");
+      return this;
+    }
+
     /** Holds the sandboxes to {@code report} instead of the policy's own; tests plant contradictions so. */
     Builder heldTo(PolicyReport report) {
       this.declared = Objects.requireNonNull(report, "report");
@@ -368,7 +431,8 @@ public final class EscapeProbe {
       List<Result> results = ProbeSuite.runAll(new ProbeSuite.Settings(policy, held, List.copyOf(tools.values()),
           languages != null ? languages : policy.languages(), parallelism, toolArguments,
           List.copyOf(refusedToolNames)));
-      return Report.of(held, results, Duration.ofNanos(System.nanoTime() - start));
+      List<WallAttack> wall = isolation.isProcess() ? ProbeSuite.attackWall(isolation, policy) : List.of();
+      return Report.of(held, results, Duration.ofNanos(System.nanoTime() - start), wall);
     }
   }
 }
