@@ -57,7 +57,7 @@ class WorkerLaunchModesTest {
       import java.nio.file.Path;
       import java.util.List;
       import org.polyglotsandbox.ExecutionResult;
-      import org.polyglotsandbox.Isolation;
+      import org.polyglotsandbox.PolyglotSandbox.Isolation;
       import org.polyglotsandbox.Language;
       import org.polyglotsandbox.Policy;
       import org.polyglotsandbox.PolyglotSandbox;
@@ -69,7 +69,7 @@ class WorkerLaunchModesTest {
         public static void run() {
           try (PolyglotSandbox sandbox = PolyglotSandbox.builder()
               .policy(Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON))
-              .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).weakWall().build())
+              .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).build())
               .build()) {
             ExecutionResult js = sandbox.run(Language.JAVASCRIPT, "'js:' + [1, 2, 3].map(x => x * 7).join('-')");
             System.out.println("JS " + js.outcome() + " " + js.value());
@@ -336,6 +336,8 @@ class WorkerLaunchModesTest {
     assertThat(classes.resolve("module-info.class")).as("the library's module descriptor").isRegularFile();
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    // As the library's own jar is: its seccomp installer lives in META-INF/versions/22.
+    manifest.getMainAttributes().put(Attributes.Name.MULTI_RELEASE, "true");
     return jar(classes, target, manifest);
   }
 
