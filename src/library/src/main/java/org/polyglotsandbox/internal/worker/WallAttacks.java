@@ -158,7 +158,8 @@ public final class WallAttacks {
     return "ESCAPED wrote and removed " + file;
   }
 
-  private static String threads(int n) throws InterruptedException {
+  /** Starts {@code n} waiting threads and ends them: {@code ESCAPED} if all started, {@code REFUSED after k} if not. */
+  public static String threads(int n) throws InterruptedException {
     CountDownLatch release = new CountDownLatch(1);
     List<Thread> started = new ArrayList<>();
     String verdict;

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -104,7 +103,7 @@ public final class EscapeAttemptsMain {
       }
       case "write-java-home" -> write(Path.of(System.getProperty("java.home"), "escape-" + UUID.randomUUID()));
       case "write-root" -> write(Path.of("/escape-" + UUID.randomUUID()));
-      case "threads-1000" -> threads(1000);
+      case "threads-1000" -> org.polyglotsandbox.internal.worker.WallAttacks.threads(1000);
       case "heap-past-xmx" -> heapPastXmx();
       case "environ" -> environ();
       case "net-interfaces" -> interfaces();
@@ -143,34 +142,6 @@ public final class EscapeAttemptsMain {
     Files.writeString(file, "escaped");
     Files.delete(file);
     return "ESCAPED wrote and removed " + file;
-  }
-
-  private static String threads(int n) throws InterruptedException {
-    CountDownLatch release = new CountDownLatch(1);
-    List<Thread> started = new ArrayList<>();
-    String verdict;
-    try {
-      for (int i = 0; i < n; i++) {
-        Thread t = new Thread(() -> {
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
-        t.setDaemon(true);
-        t.start();
-        started.add(t);
-      }
-      verdict = "ESCAPED started " + n + " threads";
-    } catch (OutOfMemoryError e) {
-      verdict = "REFUSED after " + started.size() + " threads: " + e.getMessage();
-    }
-    release.countDown();
-    for (Thread t : started) {
-      t.join();
-    }
-    return verdict;
   }
 
   private static String heapPastXmx() {
