@@ -28,9 +28,11 @@ class ProcessHardStopsTest {
   static void build() {
     Policy policy = Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(CPU_CAP).maxStatements(Long.MAX_VALUE)
-            .build())
+            // Past any worker's heap: the worker's allocation cap never ends a run first, the process tier does.
+            .maxAllocatedBytes(16L << 30).build())
         .build();
     sandbox = PolyglotSandbox.builder().policy(policy)
+        .startTimeout(Duration.ofMinutes(5)) // a replacement worker may take long to start on a loaded machine
         .isolation(Isolation.processBuilder().workers(1).spareWorkers(1)
             .silenceTimeout(Duration.ofSeconds(3)).build())
         .build();
