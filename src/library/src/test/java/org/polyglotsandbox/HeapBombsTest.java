@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ForkedJvm;
 
 /**
  * Issue 15, item 2: in a JVM with {@code -Xmx384m}, four JavaScript allocation bombs beside good tasks
@@ -26,12 +25,12 @@ import org.polyglotsandbox.ForkedJvm;
  * second, the hardest case measured (RESULTS.md, 2026-12-02 evening and 2026-12-03). Stopping them before
  * the heap runs out is what the guard usually achieves there but cannot promise on a busy machine
  * (README, Known limits; CI on 272960c saw it run out once, in {@code py-bytes:8}), so what is asserted
- * for them is the way back, as {@link Issue15EightHeapBombsSoakTest} does from a cold JVM: a good task
+ * for them is the way back, as {@link EightHeapBombsSoakTest} does from a cold JVM: a good task
  * whose thread met the error ends {@code LIMIT_EXCEEDED memory}, a host thread that met it says so and goes
  * on, and nothing else goes wrong. The number of errors the JVM reported is printed.
  */
 @Tag("slow")
-class Issue15HeapBombsTest {
+class HeapBombsTest {
   private static final List<String> SCENARIOS = List.of("js-arrays:4", "js-strings:4", "py-lists:4", "py-bytes:4",
       "js-arrays:8", "js-strings:8", "py-lists:8", "py-bytes:8");
   private static final Pattern PHASE = Pattern.compile(

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,15 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
-import org.polyglotsandbox.Tool;
 
 /**
  * Issue 15, item 3: the guest's wall-clock deadline started before the sandbox had made its context,
@@ -35,7 +26,7 @@ import org.polyglotsandbox.Tool;
  * reported as {@code queueTime} and {@code setupTime} and bounded by the start timeout, past which the
  * run fails with {@link RejectedExecutionException} and its guest never runs.
  */
-class Issue15StartTimeTest {
+class StartTimeTest {
   /**
    * The guest's wall time: long enough for its own work (a tool call) on a loaded machine, shorter than
    * {@link #SET_UP}.

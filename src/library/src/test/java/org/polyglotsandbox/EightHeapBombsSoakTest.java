@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
  * {@code OutOfMemoryError} while logging died without closing its context and the heap stayed full for
  * good; and its first CI run found the JFR audit event class first initialised under that pressure.
  *
- * <p>Tagged {@code soak}, not {@code slow}: {@link Issue15HeapBombsTest} asserts the same of the
+ * <p>Tagged {@code soak}, not {@code slow}: {@link HeapBombsTest} asserts the same of the
  * eight-bomb scenarios in the gate, after the four-bomb ones have warmed them up. Run it with
  * {@code bin/mvn test -pl src/library -DexcludedGroups= -Dgroups=soak}.
  */
 @Tag("soak")
-class Issue15EightHeapBombsSoakTest {
+class EightHeapBombsSoakTest {
   private static final List<String> EIGHT = List.of("js-arrays:8", "js-strings:8", "py-lists:8", "py-bytes:8");
 
   @Test
@@ -25,9 +25,9 @@ class Issue15EightHeapBombsSoakTest {
     // A host OutOfMemoryError is counted below, not refused; what must never follow it is a wrong
     // answer, an internal error, a class that cannot be initialised, a run that cannot start, a thread that
     // hangs, or a sandbox that stops serving.
-    String out = Issue15HeapBombsTest.runForked(EIGHT, 8, Issue15HeapBombsTest.WAY_BACK_BROKEN);
-    Issue15HeapBombsTest.checkPhases(out, EIGHT, Issue15HeapBombsTest.EIGHT_BOMB_GOOD_OUTCOMES);
-    System.out.println("eight bombs: the JVM reported " + Issue15HeapBombsTest.count(out, "VM-OUT-OF-MEMORY-ERROR-THROWN")
+    String out = HeapBombsTest.runForked(EIGHT, 8, HeapBombsTest.WAY_BACK_BROKEN);
+    HeapBombsTest.checkPhases(out, EIGHT, HeapBombsTest.EIGHT_BOMB_GOOD_OUTCOMES);
+    System.out.println("eight bombs: the JVM reported " + HeapBombsTest.count(out, "VM-OUT-OF-MEMORY-ERROR-THROWN")
         + " OutOfMemoryError(s)");
   }
 }

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,15 +17,6 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 
 /**
@@ -37,7 +28,7 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
  * nothing in the run, and nothing around the virtual home is listable. JavaScript sees neither path.
  */
 @SuppressWarnings("unchecked")
-class Issue14InterpreterHomeTest {
+class VirtualInterpreterHomeTest {
   private static final String HOME = Policy.PYTHON_HOME_PATH;
   private static PolyglotSandbox sandbox;
   /** The host's GraalPy home, as configured and as real path. */

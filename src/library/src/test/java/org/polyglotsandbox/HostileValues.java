@@ -1,8 +1,7 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.util.List;
 import java.util.SplittableRandom;
-import org.polyglotsandbox.Language;
 
 /**
  * Generates hostile guest values from composable pieces, as guest source text: JavaScript expressions

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,21 +9,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limit;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Tool;
 
 /**
  * Issue 15, item 1: an inline tool handler that ignores interrupts held the shared watchdog thread in
  * {@code Context.close(true)}, so an unrelated run's deadline never fired. Contexts are now closed on
  * threads of their own; the watchdog keeps every other run's limits.
  */
-class Issue15StuckInlineHandlerTest {
+class StuckInlineHandlerTest {
   @Test
   void aHandlerThatIgnoresInterrupts_delaysNoOtherRunsDeadline() throws Exception {
     CountDownLatch inHandler = new CountDownLatch(1);

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,18 +9,13 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
 
 /**
  * Issue 15, item 6: an input that shares itself (a list holding itself twice, 25 levels deep: 2^25
  * leaves) took 43 s of the caller's CPU and filled the heap, then was reported as the guest's memory
  * limit. Inputs are capped while they are encoded, and the caller gets an exception naming the input.
  */
-class Issue15InputCapsTest {
+class InputCapsTest {
   private static PolyglotSandbox sandbox;
 
   @BeforeAll

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,12 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
 
 /**
  * Issue 15, item 8: GraalPy's {@code python-actions-pool-N-thread-M} threads grew from 19 to 63 over a
@@ -28,7 +22,7 @@ import org.polyglotsandbox.PolyglotSandbox;
  * must poll for the actions itself, which it cannot without polyglot bindings access. This test holds
  * the sandbox to the bound under bursts that make three times as many contexts, and checks the threads end once the runs and the sandbox are gone.
  */
-class Issue15InterpreterThreadsTest {
+class PythonActionThreadsTest {
   private static final int RUNS_AT_ONCE = 4;
   private static final int WARM = 1;
   private static final int THREADS_PER_CONTEXT = 6;
