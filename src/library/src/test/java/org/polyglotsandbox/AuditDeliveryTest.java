@@ -14,10 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 15, item 4: a listener that slept 10 s made a 2 s run return after 12 s, because events were
- * delivered on the guest's thread. Events now go through a bounded queue to the sandbox's audit
- * thread: a listener holds no run, a flood against a stuck listener is dropped and counted, order is
- * kept, and {@code close()} does not wait for a stuck listener past its bound.
+ * Audit events reach the listener through a bounded queue and the sandbox's audit thread, never on the
+ * guest's thread (where a listener that sleeps 10 s would make a 2 s run return after 12 s): a listener
+ * holds no run, a flood against a stuck listener is dropped and counted, order is kept, and
+ * {@code close()} does not wait for a stuck listener past its bound.
  */
 class AuditDeliveryTest {
   private static final String DENIAL_JS = "try { readText('/etc/passwd') } catch (e) {}\n";

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 15, item 5: a run the host ends (closing the sandbox, interrupting the caller) is
+ * A run the host ends (closing the sandbox, interrupting the caller) is
  * {@link Outcome#CANCELLED}, not {@code INTERNAL_ERROR}; nothing is logged as an error, and the events
  * the guest caused before are kept.
  */

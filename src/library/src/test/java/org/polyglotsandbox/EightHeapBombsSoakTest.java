@@ -5,12 +5,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 2, eight bombs at once of each kind in a fresh forked {@code -Xmx384m} JVM, asserting
- * the way back from a heap that does run out: every bomb is stopped by a limit, no good task gets a wrong
- * answer or an internal error, no class fails to initialise, no run waits out its start timeout, and the
- * sandbox serves after each scenario. Before the changes of 2026-12-02 (evening), a run thread that met
- * {@code OutOfMemoryError} while logging died without closing its context and the heap stayed full for
- * good; and its first CI run found the JFR audit event class first initialised under that pressure.
+ * Eight allocation bombs at once of each kind in a fresh forked {@code -Xmx384m} JVM, asserting the way
+ * back from a heap that does run out: every bomb is stopped by a limit, no good task gets a wrong answer
+ * or an internal error, no class fails to initialise, no run waits out its start timeout, and the
+ * sandbox serves after each scenario. It guards against a run thread that meets
+ * {@code OutOfMemoryError} while logging and dies without closing its context, which leaves the heap full
+ * for good, and against a class (such as the JFR audit event) first initialised under that pressure.
  *
  * <p>Tagged {@code soak}, not {@code slow}: {@link HeapBombsTest} asserts the same of the
  * eight-bomb scenarios in the gate, after the four-bomb ones have warmed them up. Run it with

@@ -84,8 +84,8 @@ public final class HeapBombsMain {
         long t0 = System.nanoTime();
         ExecutionResult r = sandbox.run(good(language, i));
         slowestGood.accumulateAndGet((System.nanoTime() - t0) / 1_000_000, Math::max);
-        // The deadline still covers making the context (issue 15, item 3): on a machine this loaded a
-        // Python context can take all of it, before the guest runs a line. That is not this item's.
+        // The deadline still covers making the context: on a machine this loaded a Python context can
+        // take all of it, before the guest runs a line. That is not the bombs' doing.
         boolean neverRan = r.limit().orElse(null) == Limit.WALL_TIME && r.usage().cpuTime().toMillis() < 50;
         goodOutcomes.computeIfAbsent(neverRan ? "NOT_STARTED_IN_TIME" : verdict(r), k -> new LongAdder()).increment();
         if (neverRan) {

@@ -10,11 +10,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 2: in a JVM with {@code -Xmx384m}, four JavaScript allocation bombs beside good tasks
- * ran the host out of heap; a class whose initialiser failed then broke every later run. Here four and
- * then eight bombs of each kind (JavaScript arrays and strings, Python lists and bytes), one kind after
- * another, run beside good tasks in both languages (with inputs) in one forked {@code -Xmx384m} JVM with
- * default limits. In every scenario every bomb must be stopped by a limit, no good task may get a wrong
+ * Allocation bombs beside good tasks in a small heap, where a heap that runs out can leave a class whose
+ * initialiser failed to break every later run. Four and then eight bombs of each kind (JavaScript arrays
+ * and strings, Python lists and bytes), one kind after another, run beside good tasks in both languages
+ * (with inputs) in one forked {@code -Xmx384m} JVM with default limits. In every scenario every bomb must be stopped by a limit, no good task may get a wrong
  * answer, nothing may end {@code INTERNAL_ERROR}, fail to initialise a class, wait out its start or
  * hang, and the sandbox must serve after each scenario.
  *
@@ -48,7 +47,7 @@ class HeapBombsTest {
     String four = out.substring(0, eight);
     assertThat(four).as("host output of the four-bomb scenarios").doesNotContain(HEAP_RAN_OUT)
         .doesNotContain("GOOD-FAILED", "HOST-THROWABLE", "UNCAUGHT");
-    // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
+    // A good task whose context took its whole deadline to make never ran; that is not the bombs' doing.
     checkPhases(four, SCENARIOS.subList(0, 4), "(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
     String rest = out.substring(eight);
     assertThat(rest.lines().filter(l -> l.startsWith("UNCAUGHT") || l.startsWith("HOST-THROWABLE"))

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 14, part 4: host code that runs on a guest's behalf (the tool gateway and its schema check,
+ * Host code that runs on a guest's behalf (the tool gateway and its schema check,
  * the result schema check, the file system behind Python's {@code os} and JavaScript's
  * {@code readText}, the output capture, the audit listener) never lets an exception reach the guest
  * or end the run {@code INTERNAL_ERROR}, and never makes the host print a stack trace. Attacked from

@@ -10,12 +10,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 14, section 2: a host signal always reaches the host's own handlers. A forked JVM runs Python
+ * A host signal always reaches the host's own handlers. A forked JVM runs Python
  * guests that install handlers for SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 and try to arm timers;
  * then, while such a guest is still running or after the guests ended, the test sends it a signal with
  * {@code kill -s}. It must behave exactly like a control JVM that ran no guest: SIGTERM, SIGINT and
- * SIGHUP end it with their status and its shutdown hook runs. Before the fix, SIGTERM ran the guest's
- * handler and the JVM kept going.
+ * SIGHUP end it with their status and its shutdown hook runs; a SIGTERM must never run the guest's
+ * handler and leave the JVM going.
  */
 @Tag("slow")
 class HostSignalsForkedTest {

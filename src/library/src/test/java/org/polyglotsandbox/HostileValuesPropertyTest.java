@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, part 1, as a property: for every hostile value {@link HostileValues} makes, at every
+ * Hostile guest values, as a property: for every hostile value {@link HostileValues} makes, at every
  * boundary it can cross (the run's result, a tool argument of an inline and of a handler-thread tool,
  * the whole argument object, a thrown error, printed output, {@code readText}'s path), the sandbox
  *

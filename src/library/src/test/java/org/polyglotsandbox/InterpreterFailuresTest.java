@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 14, part 4: guest code alone must never end a run {@code INTERNAL_ERROR}. GraalPy 25.0.3 throws
+ * Guest code alone must never end a run {@code INTERNAL_ERROR}. GraalPy 25.0.3 throws
  * host exceptions from a few of its own builtins ({@code polyglot.fits_in_int('x')} on a string,
  * "not supported on the Java POSIX backend" from
  * {@code posix.openpty()} and {@code posix.setpgrp()}); such a failure of the interpreter, with none

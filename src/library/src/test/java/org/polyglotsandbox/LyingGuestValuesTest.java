@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 14, part 1: values that answer differently each time the host reads them. As a result they
+ * Values that answer differently each time the host reads them. As a result they
  * end the run {@code OUTPUT_REJECTED} (or OK, if what was read is consistent), never
  * {@code INTERNAL_ERROR}; as tool arguments the guest sees a {@code ToolError} or its own error, never a
  * host exception, and the handler never runs on a half-read value.

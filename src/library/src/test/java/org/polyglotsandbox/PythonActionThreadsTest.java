@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 8: GraalPy's {@code python-actions-pool-N-thread-M} threads grew from 19 to 63 over a
- * load run. Found (2026-12-01, GraalPy 25.0.3 and its sources): each context owns a scheduled pool of up
+ * GraalPy's {@code python-actions-pool-N-thread-M} threads stay bounded (in one load run they grew from
+ * 19 to 63). In GraalPy 25.0.3 (read from its sources) each context owns a scheduled pool of up
  * to {@value #THREADS_PER_CONTEXT} threads for its periodic actions (weak-reference callbacks,
  * finalizers, signal handlers, the GIL), shut down when the context closes. Their number is therefore
  * bounded by the sandbox's live Python contexts (the runs running, the warm pool, and the contexts their

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, sections 2 and 3: guest code changes nothing the whole JVM process shares, and sees a
+ * Guest code changes nothing the whole JVM process shares, and sees a
  * synthetic identity instead of the host's. Every attempt comes from guest code; the host side checks
  * its own state (time zone, locales, system properties) around the runs. The real signal behaviour is
  * proven in a forked JVM by {@link HostSignalsForkedTest}.

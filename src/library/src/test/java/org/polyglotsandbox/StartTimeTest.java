@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 15, item 3: the guest's wall-clock deadline started before the sandbox had made its context,
- * so under load trivial Python runs ended {@code LIMIT_EXCEEDED wall_time} with no guest CPU at all.
- * The guest's limits now count from its first statement; the sandbox's own time before it is
- * reported as {@code queueTime} and {@code setupTime} and bounded by the start timeout, past which the
- * run fails with {@link RejectedExecutionException} and its guest never runs.
+ * The guest's limits count from its first statement, not from before the sandbox has made its context
+ * (where, under load, trivial Python runs would end {@code LIMIT_EXCEEDED wall_time} with no guest CPU
+ * at all). The sandbox's own time before that statement is reported as {@code queueTime} and
+ * {@code setupTime} and bounded by the start timeout, past which the run fails with
+ * {@link RejectedExecutionException} and its guest never runs.
  */
 class StartTimeTest {
   /**

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 1: an inline tool handler that ignores interrupts held the shared watchdog thread in
- * {@code Context.close(true)}, so an unrelated run's deadline never fired. Contexts are now closed on
- * threads of their own; the watchdog keeps every other run's limits.
+ * An inline tool handler that ignores interrupts must not hold the shared watchdog thread in
+ * {@code Context.close(true)}, where it would keep an unrelated run's deadline from firing: contexts are
+ * closed on threads of their own, and the watchdog keeps every other run's limits.
  */
 class StuckInlineHandlerTest {
   @Test
@@ -75,8 +75,8 @@ class StuckInlineHandlerTest {
 
   /**
    * A guest stopped by its CPU cap that does not stop (here: held in an inline handler that spins and
-   * ignores interrupts) is abandoned 5 s after the cap stopped it, not 5 s after its deadline: its
-   * caller waited 65 s for a 1 s cap under a 60 s wall time until session 20. Both languages at once.
+   * ignores interrupts) is abandoned 5 s after the cap stopped it, not 5 s after its deadline: under a
+   * 60 s wall time its caller waits for a 1 s cap and the 5 s grace, never 65 s. Both languages at once.
    */
   @Tag("slow")
   @Test

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 
 /**
- * Issue 14, section 3, the interpreter's home: a Python guest sees GraalPy's home at
+ * The interpreter's home: a Python guest sees GraalPy's home at
  * {@link Policy#PYTHON_HOME_PATH} and nowhere else. The host directory GraalVM extracted it to, the host
  * user's name and home, the cache's version-hash directory name, and the host's inode, device, owner and
  * times of those files appear in nothing the guest can read: {@code sys}, modules and code objects,
