@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How fast `bin/sandbox mcp` answers after its process starts (issue 19): a recorded harness, not JMH
+"""How fast `bin/sandbox mcp` answers after its process starts: a recorded harness, not JMH
 (each sample is a new JVM). Never a CI gate; record results in benchmarks/RESULTS.md.
 
 Usage: benchmarks/mcp-start.py [ROUNDS]           (from the repository root; default 2 rounds)

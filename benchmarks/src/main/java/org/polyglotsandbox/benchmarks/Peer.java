@@ -24,7 +24,7 @@ import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 
 /**
- * The named alternatives of issue 5, each behind the tiny {@link Runner} adapter: one runner per trial,
+ * The named alternatives, each behind the tiny {@link Runner} adapter: one runner per trial,
  * one brand-new environment per task (no state survives from one task to the next in any design).
  * Unlike {@link Design}, a runner takes the program text on every call, so that a benchmark can hand it
  * a text it has never seen ({@link PeerTask.SourceMode#UNIQUE}).
@@ -75,7 +75,7 @@ public enum Peer {
    * {@link #RAW_STATEMENT_LIMIT} with each context made and initialised (its realm created by a first
    * evaluation, as the sandbox's warm pool does) on one thread of its own, two kept ready, and the task's
    * text evaluated on the caller's thread: what a context made on one thread and used on another costs
-   * on its own, without the sandbox's layers (issue 19, target 1).
+   * on its own, without the sandbox's layers.
    */
   RAW_PREPARED_ELSEWHERE {
     @Override

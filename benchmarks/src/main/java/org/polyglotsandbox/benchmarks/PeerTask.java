@@ -3,7 +3,7 @@ package org.polyglotsandbox.benchmarks;
 import org.polyglotsandbox.Language;
 
 /**
- * The three tasks of issue 5, one text per language that every design runs unchanged, each with the
+ * The three benchmark tasks, one text per language that every design runs unchanged, each with the
  * answer every invocation is checked against.
  *
  * <p>The JavaScript texts are the subset that GraalJS, Nashorn 15.7 ({@code --language=es6}) and Rhino

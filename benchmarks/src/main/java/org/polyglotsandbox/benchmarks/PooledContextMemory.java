@@ -12,8 +12,7 @@ import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 
 /**
- * The host heap an idle pooled Python context holds (issue 19, target 5: "document the memory this
- * holds"): a sandbox with {@code warmContexts(n)}, once its pool is full, against the same sandbox with
+ * The host heap an idle pooled Python context holds: a sandbox with {@code warmContexts(n)}, once its pool is full, against the same sandbox with
  * {@code warmContexts(0)}, in one JVM, for three set-ups: nothing imported ahead, {@code json}, and
  * pyparsing from a read-only mount ({@code pythonPath} + {@code pythonImports}). The heap is measured
  * after a full collection ({@code System.gc()} three times, 200 ms apart), used bytes from the

@@ -26,8 +26,8 @@ import org.polyglotsandbox.PolyglotSandbox;
 
 /**
  * Importing a real pure-Python package from a read-only mount: the first run of a sandbox against a
- * later run of the same sandbox (issue 19, target 5: the later run's import should cost at most 10% of
- * the first's, if the engine reused the package's compiled code).
+ * later run of the same sandbox (the target: the later run's import costs at most 10% of the first's,
+ * if the engine reuses the package's compiled code).
  *
  * <p>The package is pyparsing 3.0.9 (10,451 lines) as Debian's {@code python3-pyparsing} installs it
  * ({@code apt-get install python3-pyparsing}); {@code -p packageDir=...} points elsewhere. Each

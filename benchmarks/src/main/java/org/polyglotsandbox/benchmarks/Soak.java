@@ -34,7 +34,7 @@ import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 
 /**
- * A plugin-host soak (issue 15): client threads submit tasks to one long-lived sandbox for a while,
+ * A plugin-host soak: client threads submit tasks to one long-lived sandbox for a while,
  * first good tasks only ("calm"), then the same good tasks with a share of hostile ones ("hostile"),
  * then good tasks only again ("after", to show the sandbox recovered). Not a JMH benchmark: it
  * measures a server over minutes, not one operation.

@@ -18,10 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.polyglotsandbox.Language;
 
 /**
- * Saturated throughput of two or more JavaScript {@link Peer designs} measured alternately in one JVM
- * (issue 19, target 1): the designs are opened once, warmed up together, then run in rounds, each round
- * giving every design the same number of seconds with {@code threads} client threads calling back to
- * back, in ABBA order (A B, then B A), so that a change of the machine's load meets both designs alike.
+ * Saturated throughput of two or more JavaScript {@link Peer designs} measured alternately in one JVM:
+ * the designs are opened once, warmed up together, then run in rounds, each round giving every design
+ * the same number of seconds with {@code threads} client threads calling back to back, in ABBA order (A B, then B A), so that a change of the machine's load meets both designs alike.
  * Each round prints each design's tasks per second, the ratio to the first design, and the 1-minute load
  * average, then each design's CPU time per task: the whole process's (JIT compiler and GC included) and
  * that of each group of Java threads (the client threads, the sandbox's run threads, its warm-pool

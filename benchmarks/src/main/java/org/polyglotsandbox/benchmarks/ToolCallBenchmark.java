@@ -48,9 +48,9 @@ import org.polyglotsandbox.Tool;
  * <p>{@code result} picks what the tool answers: {@code NUMBER} (the sum, which Python receives as a
  * plain {@code int}) or {@code OBJECT} ({@code {"sum": n}}, which JavaScript parses from JSON and Python
  * builds from a flat tape). JavaScript and Python run in the same JMH run, one fork per parameter set, so
- * their numbers compare. Issue 19's run (target 4: at most 10 microseconds median from a warm run). Each
- * invocation makes a fresh context, and on 2 cores the Truffle compiler keeps compiling GraalPy's import
- * machinery for about a minute of them, so the warm-up is long:
+ * their numbers compare. The run below is measured against at most 10 microseconds median from a warm
+ * run. Each invocation makes a fresh context, and on 2 cores the Truffle compiler keeps compiling
+ * GraalPy's import machinery for about a minute of them, so the warm-up is long:
  *
  * <pre>{@code
  * benchmarks/run 'ToolCallBenchmark.roundTrip' -wi 16 -w 2s -i 5 -r 2s

@@ -28,7 +28,7 @@ public enum Layer {
    */
   PROCESS_SHIELD("process-shield"),
   /**
-   * With process isolation ({@link Isolation#process()}): the worker process a run executes in, its
+   * With process isolation ({@link PolyglotSandbox.Isolation#process()}): the worker process a run executes in, its
    * operating-system wall (namespaces, seccomp filter, resource limits, cgroup), its JVM's caps, and the
    * host's hard stop that kills a worker whose run went past its caps or whose heap ran out.
    */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Python package imported from a read-only mount, attacked from one run to plant code or state for
- * the next (issue 19, target 5): the module file cannot be changed, replaced or shadowed (no file, no
+ * the next: the module file cannot be changed, replaced or shadowed (no file, no
  * {@code __pycache__} entry), and whatever a run does to the imported module object (patched functions,
  * mutated module state, a poisoned {@code sys.modules}) is gone in the next run, which imports the
  * pristine module again.

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Issue 18, item 3: a run's stdout and stderr reach its output listener while the run goes. */
+/** A run's stdout and stderr reach its output listener while the run goes. */
 class OutputStreamingTest {
   private static final ConcurrentLinkedQueue<OutputChunk> seen = new ConcurrentLinkedQueue<>();
   private static PolyglotSandbox sandbox;

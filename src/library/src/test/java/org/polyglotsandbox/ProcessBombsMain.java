@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.polyglotsandbox.issues.HeapBombsMain;
 import org.polyglotsandbox.PolyglotSandbox.Isolation;
 
 /**

@@ -50,8 +50,8 @@ class ToolDeadlineTest {
     long start = System.nanoTime();
     ExecutionResult r = sandbox.run(language, "tools.block()");
     assertThatRun(r).wasStoppedBy(Limit.WALL_TIME);
-    // The deadline counts from the guest's first statement: a fresh Python context made on a busy machine
-    // used to eat into it (issue 15, item 3), so that the guest sometimes never reached its tool call.
+    // The deadline counts from the guest's first statement: were a fresh Python context made on a busy
+    // machine to eat into it, the guest would sometimes never reach its tool call.
     Duration beforeTheGuest = r.usage().queueTime().plus(r.usage().setupTime());
     assertThat(Duration.ofNanos(System.nanoTime() - start).minus(beforeTheGuest)).isLessThan(WALL_TIME.plusSeconds(3));
     assertThat(r.usage().wallTime()).isBetween(WALL_TIME, WALL_TIME.plusSeconds(3));

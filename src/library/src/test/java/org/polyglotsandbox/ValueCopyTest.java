@@ -54,8 +54,8 @@ class ValueCopyTest {
   }
 
   /**
-   * Regression (issue 15, item 8): a Python program that ended in a statement, or in an expression that
-   * is None, had the {@code __main__} module as its value ({@code "<module '__main__'>"}).
+   * Regression: a Python program that ends in a statement, or in an expression that is None, must not
+   * have the {@code __main__} module as its value ({@code "<module '__main__'>"}).
    */
   @ParameterizedTest
   @EnumSource(Language.class)
@@ -120,7 +120,7 @@ class ValueCopyTest {
     assertThatThrownBy(() -> sandbox.run(Script.of(Language.JAVASCRIPT, "1").withInputs(Map.of("v", List.of(odd)))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("input v[0] is a Number subclass; only null, booleans, numbers, strings");
-    // Regression (issue 15, item 8): it reached the guest as Infinity, although NaN and infinities are refused.
+    // Regression: it must not reach the guest as Infinity, since NaN and infinities are refused.
     assertThatThrownBy(() -> sandbox.run(Script.of(Language.JAVASCRIPT, "1")
         .withInputs(Map.of("v", new java.math.BigDecimal("1e400")))))
         .isInstanceOf(IllegalArgumentException.class)

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.polyglotsandbox.Language;
 
 /**
- * Issue 14, section 4: {@code INTERNAL_ERROR} is a bug in the sandbox, so guest code alone must never
+ * {@code INTERNAL_ERROR} is a bug in the sandbox, so guest code alone must never
  * reach it. This runs the project's own guest code, the escape-probe battery on the default policy and
  * on the sample policy and every guest sample, and asserts that no run ended {@code INTERNAL_ERROR}
  * (exit 5), that nothing was logged at SEVERE or with a throwable, and that no output stream (the

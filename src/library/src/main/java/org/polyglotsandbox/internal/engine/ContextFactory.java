@@ -37,7 +37,7 @@ public final class ContextFactory {
     Engine.Builder builder = Engine.newBuilder(ids);
     if (java.util.Arrays.asList(ids).contains(Language.JAVASCRIPT.id())) {
       // For every JavaScript context of the engine (see newContext). Set here, not per context: as context
-      // options they cost each context 5-15 us more (RESULTS.md, 2026-12-04, session 20).
+      // options they cost each context 5-15 us more (RESULTS.md, 2026-12-04).
       builder.option("js.locale", JAVASCRIPT_LOCALE)
           .option("js.graal-builtin", "false"); // the engine's exact version: fingerprinting, nothing else
     }

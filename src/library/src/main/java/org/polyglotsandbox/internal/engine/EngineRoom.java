@@ -234,7 +234,7 @@ final class EngineRoom extends SandboxCore {
       // On a machine with cores to spare (each waiting caller and its run thread take one each), the caller
       // busy-waits for a short run's result instead of parking, whose wake-up took tens of microseconds:
       // task B from the warm pool 0.258 -> 0.204 ms median on 2 cores (PeersBenchmark, RESULTS.md,
-      // 2026-12-04 session 22). Beside more runs it parks at once.
+      // 2026-12-04). Beside more runs it parks at once.
       boolean coresToSpare = admission.running() * 2 <= PROCESSORS;
       return run.execute(coresToSpare ? RESULT_SPIN_NANOS : 0);
     } finally {
@@ -592,7 +592,7 @@ final class EngineRoom extends SandboxCore {
       }
       // Every path a run can end on, taken once now: a class or call site first initialised later could
       // fall on a heap that a guest is filling, and a class whose initialiser fails then breaks every
-      // later run in the JVM (issue 15, item 2).
+      // later run in the JVM.
       warmUpRun(language, WarmUp.withInputs(language), Map.of("warm", PlainData.toJson(WarmUp.INPUT,
           PlainData.Format.strict(64, 1000))), WARM_UP_LIMITS, Outcome.OK);
       warmUpRun(language, WarmUp.guestError(language), Map.of(), WARM_UP_LIMITS, Outcome.GUEST_ERROR);

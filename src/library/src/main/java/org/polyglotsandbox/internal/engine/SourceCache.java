@@ -24,9 +24,9 @@ import org.polyglotsandbox.Language;
  * engine's cache entry for such a source outlives the run (the entry is dropped only after a collection
  * has found its {@code Source} unreachable), so under a stream of new texts the code of thousands of
  * finished runs survives young collections, fills the old generation and is copied on every pause:
- * with a new text per task, raw contexts on a shared engine and this sandbox before the change kept
+ * with a new text per task, raw contexts on a shared engine and a sandbox that cached every source kept
  * 1.4-2.7 GB after each young pause, with pauses of 120-200 ms; with uncached sources, 27-64 MB and
- * 2 ms (RESULTS.md, 2026-12-04, session 23). So a text's first run gets a source built with
+ * 2 ms (RESULTS.md, 2026-12-04). So a text's first run gets a source built with
  * {@code cached(false)}, whose code lives and dies with its context, and its fingerprint is remembered
  * in a small table of recent sightings; a second run of the same text (language, name and text) within
  * that memory gets a cached source, which this class then keeps. The cost: a repeated script is parsed

@@ -7,7 +7,7 @@ import static org.polyglotsandbox.PolicyReport.OVERSIZE_RESULT;
 import java.util.List;
 
 /**
- * Values that lie (issue 14): guest objects that answer differently each time the host reads them,
+ * Values that lie: guest objects that answer differently each time the host reads them,
  * whose traps throw or whose lengths lie. Handed to the host as tool arguments (where tools are
  * allowed) and as {@code readText}'s path, they must come back as the guest's own errors or a plain
  * tool error: any host exception, class name or frame the guest catches counts as reachable host

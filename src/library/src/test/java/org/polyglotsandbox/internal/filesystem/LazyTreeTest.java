@@ -25,8 +25,8 @@ import org.polyglotsandbox.internal.EnforcementSink;
 import org.polyglotsandbox.internal.spi.RunFile;
 
 /**
- * The run's in-memory tree is made only when something needs it (issue 19, target 1: most runs have no
- * mounts and touch no file), and a run answers the same whether or not it was made.
+ * The run's in-memory tree is made only when something needs it (most runs have no mounts and touch no
+ * file), and a run answers the same whether or not it was made.
  */
 class LazyTreeTest {
   private final List<String> denials = new ArrayList<>();

@@ -6,7 +6,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 2: the heap sentinel's reserve is given back where the sandbox's own work meets an
+ * The heap sentinel's reserve is given back where the sandbox's own work meets an
  * OutOfMemoryError ({@link Watchdog#heapExhausted()}), so that stopped guests can unwind and their
  * contexts close, and it is taken again once a collection has shown room for it. The heap-bomb tests exercise it under a real
  * full heap; this checks the bookkeeping.

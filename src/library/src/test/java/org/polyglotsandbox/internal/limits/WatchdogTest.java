@@ -66,7 +66,7 @@ class WatchdogTest {
   /**
    * A guest stopped by its CPU cap 1 s in, under a 60 s wall time, that ignores the cancellation (a
    * JavaScript stack overflow unwinding through deoptimising frames, README Known limits) is abandoned 5 s
-   * after the stop, not 5 s after its deadline; until session 20 its caller waited 65 s.
+   * after the stop, not 5 s after its deadline, so its caller waits about 6 s, not 65 s.
    */
   @Test
   void aGuestStoppedBeforeItsDeadline_isAbandonedTheGraceAfterTheStop() {

@@ -1,22 +1,16 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.time.Duration;
 import java.util.Map;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Tool;
 
 /**
- * The forked JVM of {@link Issue14SignalsForkedTest}. With {@code control} it runs no guest; with
+ * The forked JVM of {@link HostSignalsForkedTest}. With {@code control} it runs no guest; with
  * {@code after} it first runs guests that install handlers for SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2
  * and try to arm timers; with {@code during} it then also keeps one such guest running. It prints
  * {@code READY} when the signal may be sent, {@code HOOK} from its shutdown hook, and {@code ALIVE}
  * if it is still running 20 s later.
  */
-public final class Issue14SignalsMain {
+public final class HostSignalsMain {
   static final String GUEST = """
       import signal, time
       seen = []
@@ -34,7 +28,7 @@ public final class Issue14SignalsMain {
       seen
       """;
 
-  private Issue14SignalsMain() {}
+  private HostSignalsMain() {}
 
   public static void main(String[] args) throws Exception {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("HOOK")));

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,20 +17,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.SandboxEvent;
 
 /**
- * Issue 15, item 5: a run the host ends (closing the sandbox, interrupting the caller) is
+ * A run the host ends (closing the sandbox, interrupting the caller) is
  * {@link Outcome#CANCELLED}, not {@code INTERNAL_ERROR}; nothing is logged as an error, and the events
  * the guest caused before are kept.
  */
-class Issue15CancelledOutcomeTest {
+class CancelledOutcomeTest {
   /** Denies a file read (an event to keep), then loops until the host gives up on it. */
   private static final String JS = "try { readText('/etc/passwd') } catch (e) {}\nwhile (true) {}";
   private static final String PY = "try:\n    open('/etc/passwd')\nexcept Exception:\n    pass\nwhile True:\n    x = 1";

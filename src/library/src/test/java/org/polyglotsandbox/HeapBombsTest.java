@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,14 +8,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ForkedJvm;
 
 /**
- * Issue 15, item 2: in a JVM with {@code -Xmx384m}, four JavaScript allocation bombs beside good tasks
- * ran the host out of heap; a class whose initialiser failed then broke every later run. Here four and
- * then eight bombs of each kind (JavaScript arrays and strings, Python lists and bytes), one kind after
- * another, run beside good tasks in both languages (with inputs) in one forked {@code -Xmx384m} JVM with
- * default limits. In every scenario every bomb must be stopped by a limit, no good task may get a wrong
+ * Allocation bombs beside good tasks in a small heap, where a heap that runs out can leave a class whose
+ * initialiser failed to break every later run. Four and then eight bombs of each kind (JavaScript arrays
+ * and strings, Python lists and bytes), one kind after another, run beside good tasks in both languages
+ * (with inputs) in one forked {@code -Xmx384m} JVM with default limits. In every scenario every bomb must be stopped by a limit, no good task may get a wrong
  * answer, nothing may end {@code INTERNAL_ERROR}, fail to initialise a class, wait out its start or
  * hang, and the sandbox must serve after each scenario.
  *
@@ -26,12 +24,12 @@ import org.polyglotsandbox.ForkedJvm;
  * second, the hardest case measured (RESULTS.md, 2026-12-02 evening and 2026-12-03). Stopping them before
  * the heap runs out is what the guard usually achieves there but cannot promise on a busy machine
  * (README, Known limits; CI on 272960c saw it run out once, in {@code py-bytes:8}), so what is asserted
- * for them is the way back, as {@link Issue15EightHeapBombsSoakTest} does from a cold JVM: a good task
+ * for them is the way back, as {@link EightHeapBombsSoakTest} does from a cold JVM: a good task
  * whose thread met the error ends {@code LIMIT_EXCEEDED memory}, a host thread that met it says so and goes
  * on, and nothing else goes wrong. The number of errors the JVM reported is printed.
  */
 @Tag("slow")
-class Issue15HeapBombsTest {
+class HeapBombsTest {
   private static final List<String> SCENARIOS = List.of("js-arrays:4", "js-strings:4", "py-lists:4", "py-bytes:4",
       "js-arrays:8", "js-strings:8", "py-lists:8", "py-bytes:8");
   private static final Pattern PHASE = Pattern.compile(
@@ -49,7 +47,7 @@ class Issue15HeapBombsTest {
     String four = out.substring(0, eight);
     assertThat(four).as("host output of the four-bomb scenarios").doesNotContain(HEAP_RAN_OUT)
         .doesNotContain("GOOD-FAILED", "HOST-THROWABLE", "UNCAUGHT");
-    // A good task whose context took its whole deadline to make never ran (issue 15, item 3).
+    // A good task whose context took its whole deadline to make never ran; that is not the bombs' doing.
     checkPhases(four, SCENARIOS.subList(0, 4), "(NOT_STARTED_IN_TIME=\\d+, )?OK=\\d+");
     String rest = out.substring(eight);
     assertThat(rest.lines().filter(l -> l.startsWith("UNCAUGHT") || l.startsWith("HOST-THROWABLE"))

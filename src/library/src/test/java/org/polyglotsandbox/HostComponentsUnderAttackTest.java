@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,25 +10,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.SandboxAssertions;
-import org.polyglotsandbox.Script;
-import org.polyglotsandbox.Tool;
 
 /**
- * Issue 14, part 4: host code that runs on a guest's behalf (the tool gateway and its schema check,
+ * Host code that runs on a guest's behalf (the tool gateway and its schema check,
  * the result schema check, the file system behind Python's {@code os} and JavaScript's
  * {@code readText}, the output capture, the audit listener) never lets an exception reach the guest
  * or end the run {@code INTERNAL_ERROR}, and never makes the host print a stack trace. Attacked from
  * guest code in both languages.
  */
-class Issue14HostComponentsTest {
+class HostComponentsUnderAttackTest {
   /** A pattern whose matcher recurses once per character: a long string overflows the stack. */
   private static final String DEEP_PATTERN = "{\"type\": \"object\", \"properties\": {\"s\": {\"type\": \"string\","
       + " \"pattern\": \"^(a|b)*$\"}}}";

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.polyglotsandbox.SandboxAssertions.assertThatRun;
@@ -12,21 +12,15 @@ import java.util.TimeZone;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
 
 /**
- * Issue 14, sections 2 and 3: guest code changes nothing the whole JVM process shares, and sees a
+ * Guest code changes nothing the whole JVM process shares, and sees a
  * synthetic identity instead of the host's. Every attempt comes from guest code; the host side checks
  * its own state (time zone, locales, system properties) around the runs. The real signal behaviour is
- * proven in a forked JVM by {@link Issue14SignalsForkedTest}.
+ * proven in a forked JVM by {@link HostSignalsForkedTest}.
  */
 @SuppressWarnings("unchecked")
-class Issue14ProcessStateTest {
+class SharedProcessStateTest {
   private static PolyglotSandbox sandbox;
 
   @BeforeAll

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,19 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
 
 /**
- * Issue 15, item 7: a mount of a link to {@code /} passed {@code build()}, then every run walked the
- * host's {@code /proc} and {@code /sys} and ended with a host path in its message. It is refused at
- * build time, naming the mount; a mount that cannot be copied in is named by its guest path only.
+ * A mount of a link to {@code /} is refused by {@code build()}, naming the mount, instead of every run
+ * walking the host's {@code /proc} and {@code /sys} and ending with a host path in its message; a mount
+ * that cannot be copied in is named by its guest path only.
  */
-class Issue15MountChecksTest {
+class MountChecksTest {
   @TempDir
   Path dir;
 

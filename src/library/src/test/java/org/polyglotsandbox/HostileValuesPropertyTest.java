@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,18 +13,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.SandboxEvent;
-import org.polyglotsandbox.Script;
-import org.polyglotsandbox.Tool;
 
 /**
- * Issue 14, part 1, as a property: for every hostile value {@link HostileValues} makes, at every
+ * Hostile guest values, as a property: for every hostile value {@link HostileValues} makes, at every
  * boundary it can cross (the run's result, a tool argument of an inline and of a handler-thread tool,
  * the whole argument object, a thrown error, printed output, {@code readText}'s path), the sandbox
  *
@@ -41,12 +32,12 @@ import org.polyglotsandbox.Tool;
  *
  * <p>The fast share (a few hundred cases) runs by default and in CI; the slow share (tens of thousands,
  * about two hours on two cores) is tagged {@code fuzz}, outside the CI's slow suite, and runs on demand
- * with {@code bin/mvn -B test -pl src/library -DexcludedGroups= -Dgroups=fuzz -Dtest=Issue14HostileValuesTest}.
+ * with {@code bin/mvn -B test -pl src/library -DexcludedGroups= -Dgroups=fuzz -Dtest=HostileValuesPropertyTest}.
  * Every case derives from a seed, printed when the suite starts and with each failure; replay one
  * with {@code -Dsandbox.hostile.seed=SEED -Dsandbox.hostile.try=N}. {@code -Dsandbox.hostile.tries=N}
  * sets the number of cases of each share.
  */
-class Issue14HostileValuesTest {
+class HostileValuesPropertyTest {
   private static final long SEED = Long.getLong("sandbox.hostile.seed", new SplittableRandom().nextLong());
   private static final Integer ONLY_TRY = Integer.getInteger("sandbox.hostile.try");
   private static final Integer TRIES = Integer.getInteger("sandbox.hostile.tries");
@@ -68,16 +59,16 @@ class Issue14HostileValuesTest {
 
   @BeforeAll
   static void build() {
-    System.out.println("Issue14HostileValuesTest: seed " + SEED + " (replay with -Dsandbox.hostile.seed=" + SEED + ")");
+    System.out.println("HostileValuesPropertyTest: seed " + SEED + " (replay with -Dsandbox.hostile.seed=" + SEED + ")");
     Limits limits = Limits.builder().wallTime(Duration.ofSeconds(10)).maxCpuTime(Duration.ofSeconds(10))
         .maxStatements(3_000_000).maxResultNodes(5_000).maxResultStringLength(200_000).maxResultChars(2_000_000)
         .maxOutputBytes(64 << 10).maxAllocatedBytes(768L << 20).build();
     sandbox = PolyglotSandbox.builder()
         .policy(Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder().limits(limits)
             .allowTools("take", "slow").build())
-        .tool(Tool.builder("take").inline().parameters("{\"type\": \"object\"}").handler(Issue14HostileValuesTest::handle)
+        .tool(Tool.builder("take").inline().parameters("{\"type\": \"object\"}").handler(HostileValuesPropertyTest::handle)
             .build())
-        .tool(Tool.builder("slow").parameters("{\"type\": \"object\"}").handler(Issue14HostileValuesTest::handle).build())
+        .tool(Tool.builder("slow").parameters("{\"type\": \"object\"}").handler(HostileValuesPropertyTest::handle).build())
         .build();
   }
 
@@ -187,7 +178,7 @@ class Issue14HostileValuesTest {
         }
       }
     }
-    System.out.println("Issue14HostileValuesTest " + language.id() + ", " + tries + " cases: " + seen);
+    System.out.println("HostileValuesPropertyTest " + language.id() + ", " + tries + " cases: " + seen);
     assertThat(failures).as("%d of %d %s cases broke an invariant (seed %d)", failed, tries, language.id(), SEED)
         .isEmpty();
   }

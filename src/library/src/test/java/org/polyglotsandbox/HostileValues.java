@@ -1,8 +1,7 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.util.List;
 import java.util.SplittableRandom;
-import org.polyglotsandbox.Language;
 
 /**
  * Generates hostile guest values from composable pieces, as guest source text: JavaScript expressions
@@ -53,8 +52,8 @@ final class HostileValues {
       """;
 
   private static final int MAX_DEPTH = 3;
-  // Not among the leaves: sys, sys.modules and builtins, whose text shows GraalPy's host paths (issue 14,
-  // part 3, host identity: a separate change).
+  // Not among the leaves: sys, sys.modules and builtins, whose text shows GraalPy's home; what a guest
+  // sees of it is VirtualInterpreterHomeTest's subject.
 
   private final SplittableRandom random;
   private final Language language;

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,20 +9,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Tool;
 
 /**
- * Issue 14, part 1: values that answer differently each time the host reads them. As a result they
+ * Values that answer differently each time the host reads them. As a result they
  * end the run {@code OUTPUT_REJECTED} (or OK, if what was read is consistent), never
  * {@code INTERNAL_ERROR}; as tool arguments the guest sees a {@code ToolError} or its own error, never a
  * host exception, and the handler never runs on a half-read value.
  */
-class Issue14LyingValuesTest {
+class LyingGuestValuesTest {
   private static final List<Object> received = new CopyOnWriteArrayList<>();
   private static PolyglotSandbox sandbox;
 

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,17 +12,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.SandboxAssertions;
-import org.polyglotsandbox.Script;
 
 /**
- * Issue 14, part 4: guest code alone must never end a run {@code INTERNAL_ERROR}. GraalPy 25.0.3 throws
+ * Guest code alone must never end a run {@code INTERNAL_ERROR}. GraalPy 25.0.3 throws
  * host exceptions from a few of its own builtins ({@code polyglot.fits_in_int('x')} on a string,
  * "not supported on the Java POSIX backend" from
  * {@code posix.openpty()} and {@code posix.setpgrp()}); such a failure of the interpreter, with none
@@ -31,7 +23,7 @@ import org.polyglotsandbox.Script;
  * own modules and of JavaScript's globals with no arguments, one run after another, skipping each one
  * that ended a run, and asserts none ended {@code INTERNAL_ERROR}.
  */
-class Issue14InterpreterFailuresTest {
+class InterpreterFailuresTest {
   private static PolyglotSandbox sandbox;
 
   @BeforeAll

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,16 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
 
 /**
- * Issue 15, item 8: GraalPy's {@code python-actions-pool-N-thread-M} threads grew from 19 to 63 over a
- * load run. Found (2026-12-01, GraalPy 25.0.3 and its sources): each context owns a scheduled pool of up
+ * GraalPy's {@code python-actions-pool-N-thread-M} threads stay bounded (in one load run they grew from
+ * 19 to 63). In GraalPy 25.0.3 (read from its sources) each context owns a scheduled pool of up
  * to {@value #THREADS_PER_CONTEXT} threads for its periodic actions (weak-reference callbacks,
  * finalizers, signal handlers, the GIL), shut down when the context closes. Their number is therefore
  * bounded by the sandbox's live Python contexts (the runs running, the warm pool, and the contexts their
@@ -28,7 +22,7 @@ import org.polyglotsandbox.PolyglotSandbox;
  * must poll for the actions itself, which it cannot without polyglot bindings access. This test holds
  * the sandbox to the bound under bursts that make three times as many contexts, and checks the threads end once the runs and the sandbox are gone.
  */
-class Issue15InterpreterThreadsTest {
+class PythonActionThreadsTest {
   private static final int RUNS_AT_ONCE = 4;
   private static final int WARM = 1;
   private static final int THREADS_PER_CONTEXT = 6;

@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,24 +18,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
-import org.polyglotsandbox.Tool;
 
 /**
- * Issue 15, item 3: the guest's wall-clock deadline started before the sandbox had made its context,
- * so under load trivial Python runs ended {@code LIMIT_EXCEEDED wall_time} with no guest CPU at all.
- * The guest's limits now count from its first statement; the sandbox's own time before it is
- * reported as {@code queueTime} and {@code setupTime} and bounded by the start timeout, past which the
- * run fails with {@link RejectedExecutionException} and its guest never runs.
+ * The guest's limits count from its first statement, not from before the sandbox has made its context
+ * (where, under load, trivial Python runs would end {@code LIMIT_EXCEEDED wall_time} with no guest CPU
+ * at all). The sandbox's own time before that statement is reported as {@code queueTime} and
+ * {@code setupTime} and bounded by the start timeout, past which the run fails with
+ * {@link RejectedExecutionException} and its guest never runs.
  */
-class Issue15StartTimeTest {
+class StartTimeTest {
   /**
    * The guest's wall time: long enough for its own work (a tool call) on a loaded machine, shorter than
    * {@link #SET_UP}.

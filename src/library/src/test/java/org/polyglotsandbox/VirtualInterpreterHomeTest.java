@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,19 +17,10 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limits;
-import org.polyglotsandbox.Mount;
-import org.polyglotsandbox.Operation;
-import org.polyglotsandbox.Outcome;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
 import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
 
 /**
- * Issue 14, section 3, the interpreter's home: a Python guest sees GraalPy's home at
+ * The interpreter's home: a Python guest sees GraalPy's home at
  * {@link Policy#PYTHON_HOME_PATH} and nowhere else. The host directory GraalVM extracted it to, the host
  * user's name and home, the cache's version-hash directory name, and the host's inode, device, owner and
  * times of those files appear in nothing the guest can read: {@code sys}, modules and code objects,
@@ -37,7 +28,7 @@ import org.polyglotsandbox.internal.filesystem.InterpreterFiles;
  * nothing in the run, and nothing around the virtual home is listable. JavaScript sees neither path.
  */
 @SuppressWarnings("unchecked")
-class Issue14InterpreterHomeTest {
+class VirtualInterpreterHomeTest {
   private static final String HOME = Policy.PYTHON_HOME_PATH;
   private static PolyglotSandbox sandbox;
   /** The host's GraalPy home, as configured and as real path. */

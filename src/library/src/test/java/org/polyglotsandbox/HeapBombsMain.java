@@ -1,4 +1,4 @@
-package org.polyglotsandbox.issues;
+package org.polyglotsandbox;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,15 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Language;
-import org.polyglotsandbox.Limit;
-import org.polyglotsandbox.Policy;
-import org.polyglotsandbox.PolyglotSandbox;
-import org.polyglotsandbox.Script;
 
 /**
- * Entry point for {@link Issue15HeapBombsTest}, run in a forked JVM with a small heap. For each scenario
+ * Entry point for {@link HeapBombsTest}, run in a forked JVM with a small heap. For each scenario
  * ({@code kind:count}, such as {@code js-arrays:4}) it runs {@code count} allocation bombs of that kind
  * back to back on as many threads, for the phase's seconds, beside two threads of good tasks (one per
  * language, each with inputs, each checked for its answer), then checks the sandbox still serves. It
@@ -90,8 +84,8 @@ public final class HeapBombsMain {
         long t0 = System.nanoTime();
         ExecutionResult r = sandbox.run(good(language, i));
         slowestGood.accumulateAndGet((System.nanoTime() - t0) / 1_000_000, Math::max);
-        // The deadline still covers making the context (issue 15, item 3): on a machine this loaded a
-        // Python context can take all of it, before the guest runs a line. That is not this item's.
+        // The deadline still covers making the context: on a machine this loaded a Python context can
+        // take all of it, before the guest runs a line. That is not the bombs' doing.
         boolean neverRan = r.limit().orElse(null) == Limit.WALL_TIME && r.usage().cpuTime().toMillis() < 50;
         goodOutcomes.computeIfAbsent(neverRan ? "NOT_STARTED_IN_TIME" : verdict(r), k -> new LongAdder()).increment();
         if (neverRan) {
