@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 

@@ -15,7 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.polyglotsandbox.ExecutionResult;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 

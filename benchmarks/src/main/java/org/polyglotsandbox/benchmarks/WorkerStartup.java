@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
-import org.polyglotsandbox.Isolation;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
