@@ -667,9 +667,13 @@ final class WorkerRoom extends SandboxCore {
       List<Worker> snapshot;
       synchronized (this) {
         snapshot = new ArrayList<>(workers);
+        // While no worker is ready (the first, or replacements after every worker was killed or retired),
+        // runs wait for one as they wait for a warm-up: a worker that never gets ready is killed at its own
+        // start timeout, and workers that keep failing fail the waiting runs.
+        boolean anyReady = readyWorkers() > 0;
         for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
           Pending p = it.next();
-          if (!settings.inBackground() || started.isDone()) {
+          if (anyReady) {
             if (now - p.submittedNanos > settings.startTimeout().toNanos()) {
               it.remove();
               p.result.completeExceptionally(new RejectedExecutionException("the run did not start within "
