@@ -21,6 +21,8 @@ module org.polyglotsandbox {
   uses org.polyglotsandbox.internal.spi.SandboxCore.Factory;
   provides org.polyglotsandbox.internal.spi.SandboxCore.Factory
       with org.polyglotsandbox.internal.engine.EngineRoomProvider, org.polyglotsandbox.internal.worker.WorkerRooms;
+  uses org.polyglotsandbox.internal.spi.WallProbeSuite;
+  provides org.polyglotsandbox.internal.spi.WallProbeSuite with org.polyglotsandbox.internal.worker.WallProbeProvider;
   uses org.polyglotsandbox.internal.spi.ProbeSuite;
   provides org.polyglotsandbox.internal.spi.ProbeSuite with org.polyglotsandbox.internal.probe.ProbeSuiteProvider;
 }

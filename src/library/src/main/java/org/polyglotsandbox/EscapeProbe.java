@@ -431,7 +431,7 @@ public final class EscapeProbe {
       List<Result> results = ProbeSuite.runAll(new ProbeSuite.Settings(policy, held, List.copyOf(tools.values()),
           languages != null ? languages : policy.languages(), parallelism, toolArguments,
           List.copyOf(refusedToolNames)));
-      List<WallAttack> wall = isolation.isProcess() ? ProbeSuite.attackWall(isolation, policy) : List.of();
+      List<WallAttack> wall = isolation.isProcess() ? org.polyglotsandbox.internal.spi.WallProbeSuite.attack(isolation, policy) : List.of();
       return Report.of(held, results, Duration.ofNanos(System.nanoTime() - start), wall);
     }
   }

@@ -12,11 +12,4 @@ public final class ProbeSuiteProvider extends ProbeSuite {
   protected List<EscapeProbe.Result> run(Settings settings) {
     return new ProbeRunner(settings, List.of()).run();
   }
-
-  @Override
-  protected List<EscapeProbe.WallAttack> wall(org.polyglotsandbox.PolyglotSandbox.Isolation isolation,
-      org.polyglotsandbox.Policy policy) {
-    return org.polyglotsandbox.internal.worker.WallProbe.attack(isolation, policy).stream()
-        .map(a -> new EscapeProbe.WallAttack(a.name(), a.target(), a.refused(), a.evidence())).toList();
-  }
 }

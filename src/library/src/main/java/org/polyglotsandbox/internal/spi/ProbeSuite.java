@@ -61,17 +61,4 @@ public abstract class ProbeSuite {
   /** See {@link #runAll}. */
   protected abstract List<EscapeProbe.Result> run(Settings settings);
 
-  /**
-   * Attacks the operating-system wall from inside a worker's wall for {@code policy} under {@code isolation}.
-   *
-   * @throws IllegalStateException if the wall cannot be built or the attacks do not report
-   */
-  public static List<EscapeProbe.WallAttack> attackWall(org.polyglotsandbox.PolyglotSandbox.Isolation isolation,
-      Policy policy) {
-    return SUITE.wall(isolation, policy);
-  }
-
-  /** See {@link #attackWall}. */
-  protected abstract List<EscapeProbe.WallAttack> wall(org.polyglotsandbox.PolyglotSandbox.Isolation isolation,
-      Policy policy);
 }
