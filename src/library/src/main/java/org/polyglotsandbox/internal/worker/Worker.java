@@ -33,7 +33,7 @@ final class Worker {
       new java.util.concurrent.LinkedBlockingQueue<>();
   /** The host's runs on this worker, by key. */
   final Map<Long, WorkerRoom.Pending> runs = new ConcurrentHashMap<>();
-  /** Recent runs with an output listener, whose chunks may still come after their results. */
+  /** Recent runs, whose output chunks and audit events may still come after their results. */
   final Map<Long, WorkerRoom.Pending> listened = java.util.Collections.synchronizedMap(
       new java.util.LinkedHashMap<>(16, 0.75f, false) {
         @Override

@@ -416,9 +416,7 @@ final class WorkerRoom extends SandboxCore {
       Limits l = p.limits();
       p.deadlineNanos = p.dispatchedNanos + l.wallTime().plus(isolation.killGrace()).plus(SETUP_ALLOWANCE).toNanos();
       w.runs.put(p.key, p);
-      if (p.script.outputListener().isPresent()) {
-        w.listened.put(p.key, p);
-      }
+      w.listened.put(p.key, p);
       running++;
       if (++w.runsTaken >= isolation.maxRunsPerWorker()) {
         w.retiring = true;
@@ -507,7 +505,8 @@ final class WorkerRoom extends SandboxCore {
           }
         }
         case "audit" -> {
-          Pending p = w.runs.get(Wire.num(m, "id"));
+          // Like output, an audit event may come after its run's result: the worker delivers them on a thread of its own.
+          Pending p = w.listened.get(Wire.num(m, "id"));
           if (p != null) {
             SandboxEvent event = Wire.event(Wire.map(m.get("event")));
             String runId = TextSanitizer.oneLine(Wire.str(m, "runId"), 64);
