@@ -142,6 +142,27 @@ class ProcessIsolationTest {
   }
 
   @Test
+  void interruptingTheCallingThread_endsTheRunCancelled_asInProcess() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        outcome.set(sandbox.run(Language.PYTHON, "import time\ntime.sleep(50)"));
+      } catch (RuntimeException e) {
+        outcome.set(e);
+      }
+    });
+    caller.start();
+    while (sandbox.runningRuns() == 0) {
+      Thread.sleep(10);
+    }
+    caller.interrupt();
+    caller.join(30_000);
+    assertThat(outcome.get()).isInstanceOf(ExecutionResult.class);
+    assertThat(((ExecutionResult) outcome.get()).outcome()).isEqualTo(Outcome.CANCELLED);
+    assertThat(sandbox.run(Language.JAVASCRIPT, "6 * 7").value()).isEqualTo(42L);
+  }
+
+  @Test
   void limits_areTheWorkersEngineRooms() {
     ExecutionResult r = sandbox.run(Script.of(Language.JAVASCRIPT, "while (true) {}")
         .withLimits(Limits.builder().maxStatements(10_000).build()));

@@ -63,8 +63,6 @@ import org.polyglotsandbox.internal.spi.SandboxCore;
  */
 final class WorkerRoom extends SandboxCore {
   private static final System.Logger LOG = System.getLogger("org.polyglotsandbox");
-  /** How long a worker may take beyond a run's wall time for the run's set-up: making its context, copying mounts. */
-  private static final Duration SETUP_ALLOWANCE = Duration.ofSeconds(5);
   /** Events kept per run for an answer the host makes itself. */
   private static final int MAX_KEPT_EVENTS = 1_000;
   /** Workers in a row that ended before they were ready, after which the room stops trying. */
@@ -89,6 +87,8 @@ final class WorkerRoom extends SandboxCore {
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private final int number = ROOMS.incrementAndGet();
   private volatile boolean closed;
+  /** When the first worker was ready: a run's start timeout counts from then at the earliest. */
+  private volatile long firstReadyNanos;
   private volatile String runtimeName = "unknown";
   /** Why workers fail to start, once {@link #MAX_FAILED_STARTS} did in a row; then every run is refused. */
   private volatile String broken;
@@ -114,6 +114,8 @@ final class WorkerRoom extends SandboxCore {
     /** The worker's sandbox threads' CPU when the monitor first saw the run, by thread: the host's own count. */
     volatile Map<Long, Long> hostCpuAtStart;
     volatile String workerRunId;
+    /** Why the host cancelled the run, once it has. */
+    volatile String cancelled;
 
     Pending(Script script, Map<String, String> inputs) {
       this.script = script;
@@ -188,9 +190,12 @@ final class WorkerRoom extends SandboxCore {
     } catch (InterruptedException e) {
       cancel(p, "the calling thread was interrupted");
       try {
-        ExecutionResult r = p.result.join();
-        Thread.currentThread().interrupt();
-        return r;
+        return p.result.join();
+      } catch (java.util.concurrent.CompletionException c) {
+        if (c.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw c;
       } finally {
         Thread.currentThread().interrupt();
       }
@@ -254,6 +259,7 @@ final class WorkerRoom extends SandboxCore {
     }
     Worker w = p.worker;
     if (w != null && !p.result.isDone()) {
+      p.cancelled = why;
       w.send(Map.of("t", "cancel", "id", p.key));
     }
   }
@@ -414,7 +420,9 @@ final class WorkerRoom extends SandboxCore {
       p.worker = w;
       p.dispatchedNanos = System.nanoTime();
       Limits l = p.limits();
-      p.deadlineNanos = p.dispatchedNanos + l.wallTime().plus(isolation.killGrace()).plus(SETUP_ALLOWANCE).toNanos();
+      // The run's own clock starts in the worker after its set-up, which the start timeout bounds, as in process.
+      p.deadlineNanos = p.dispatchedNanos + l.wallTime().plus(isolation.killGrace()).plus(settings.startTimeout())
+          .toNanos();
       w.runs.put(p.key, p);
       w.listened.put(p.key, p);
       running++;
@@ -477,6 +485,9 @@ final class WorkerRoom extends SandboxCore {
             runtimeName = TextSanitizer.oneLine(name, 64);
           }
           w.jvmPid = ProcCpu.jvmPid(w.process);
+          if (firstReadyNanos == 0) {
+            firstReadyNanos = System.nanoTime();
+          }
           synchronized (this) {
             failedStarts = 0;
             w.ready.complete(null);
@@ -536,7 +547,11 @@ final class WorkerRoom extends SandboxCore {
                 running--;
               }
               p.handlerCalls.values().forEach(f -> f.cancel(true));
-              p.result.completeExceptionally(new IllegalStateException("the worker refused the run: " + message));
+              if (p.cancelled != null) { // the worker's answer to the host's cancel
+                p.result.complete(answer(p, Outcome.CANCELLED, null, "the run was cancelled: " + p.cancelled, null));
+              } else {
+                p.result.completeExceptionally(new IllegalStateException("the worker refused the run: " + message));
+              }
               afterRun(w);
             }
           }
@@ -673,7 +688,8 @@ final class WorkerRoom extends SandboxCore {
         for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
           Pending p = it.next();
           if (anyReady) {
-            if (now - p.submittedNanos > settings.startTimeout().toNanos()) {
+            long since = p.submittedNanos - firstReadyNanos < 0 ? firstReadyNanos : p.submittedNanos;
+            if (now - since > settings.startTimeout().toNanos()) {
               it.remove();
               p.result.completeExceptionally(new RejectedExecutionException("the run did not start within "
                   + settings.startTimeout() + " (the sandbox's workers were busy); the guest did not run, so the call"
