@@ -17,7 +17,7 @@ final class ModelDescription {
   private ModelDescription() {}
 
   static String of(Language language, Policy policy, List<Tool> tools, List<String> pythonPath,
-      List<String> pythonImports) {
+      List<String> pythonImports, PolyglotSandbox.Isolation isolation) {
     boolean js = language == Language.JAVASCRIPT;
     StringBuilder b = new StringBuilder();
     if (js) {
@@ -65,6 +65,12 @@ final class ModelDescription {
       b.append(String.join("; ", parts)).append(". ");
     }
     b.append("Limits per call: ").append(limits(policy.limits())).append('.');
+    // A model that knows a CANCELLED call lost its worker, not its program, retries it instead of rewriting
+    // the code. The wall itself is the host's business: it is not described.
+    if (isolation.isProcess()) {
+      b.append(" Each call runs in a separate worker process; a call whose worker process ended unexpectedly"
+          + " ends CANCELLED and may be tried again.");
+    }
     return b.toString();
   }
 

@@ -69,15 +69,18 @@ public final class PolyglotSandbox implements AutoCloseable {
   /** {@link Builder#pythonPath} and {@link Builder#pythonImports}, for {@link #describeForModel}. */
   private final List<String> pythonPath;
   private final List<String> pythonImports;
+  /** {@link Builder#isolation}, for {@link #describeForModel}. */
+  private final Isolation isolation;
 
   private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun,
-      List<String> pythonPath, List<String> pythonImports) {
+      List<String> pythonPath, List<String> pythonImports, Isolation isolation) {
     this.policy = policy;
     this.tools = List.copyOf(tools);
     this.core = core;
     this.ran = singleRun ? new AtomicBoolean() : null;
     this.pythonPath = pythonPath;
     this.pythonImports = pythonImports;
+    this.isolation = isolation;
   }
 
   /** A builder; a policy is required. */
@@ -102,7 +105,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * What a language model should be told about a tool that runs {@code language} code here: one
    * paragraph with the policy in force (the mounts by guest path, the tools guest code may call with
    * their parameter schemas, the limits; for Python, the {@link Builder#pythonPath} directories and the
-   * modules imported ahead), for the description of an agent's code tool (an MCP tool, a
+   * modules imported ahead; with {@linkplain Isolation#process() process isolation}, that each call runs in a
+   * worker process and what a call whose worker died ends with), for the description of an agent's code tool (an MCP tool, a
    * LangChain4j or Spring AI tool). Guest terms only: no host path appears; the tools' descriptions
    * appear as the embedder wrote them.
    *
@@ -114,7 +118,7 @@ public final class PolyglotSandbox implements AutoCloseable {
       throw new IllegalArgumentException("language " + language.id() + " is not allowed by the policy "
           + "(allowed: " + policy.languages().stream().map(Language::id).toList() + ")");
     }
-    return ModelDescription.of(language, policy, tools, pythonPath, pythonImports);
+    return ModelDescription.of(language, policy, tools, pythonPath, pythonImports, isolation);
   }
 
   /**
@@ -806,7 +810,7 @@ public final class PolyglotSandbox implements AutoCloseable {
           maxConcurrentRuns, maxWaitingRuns, warmContexts, warmUp, auditListener, startTimeout, singleRun, inBackground,
           pythonPath, pythonImports, lowerPriorityAfter, isolation),
           ApiBridge.INSTANCE);
-      return new PolyglotSandbox(policy, allowed, core, singleRun, pythonPath, pythonImports);
+      return new PolyglotSandbox(policy, allowed, core, singleRun, pythonPath, pythonImports, isolation);
     }
   }
 

@@ -50,6 +50,20 @@ class ModelDescriptionTest {
   }
 
   @Test
+  void processIsolation_isNamed_withWhatACallWhoseWorkerDiedEndsWith_andInProcessSaysNothingOfWorkers() {
+    Policy policy = Policy.builder().allowLanguages(Language.JAVASCRIPT).build();
+    String process = ModelDescription.of(Language.JAVASCRIPT, policy, java.util.List.of(), java.util.List.of(),
+        java.util.List.of(), PolyglotSandbox.Isolation.processBuilder().weakWall().build());
+    String inProcess = ModelDescription.of(Language.JAVASCRIPT, policy, java.util.List.of(), java.util.List.of(),
+        java.util.List.of(), PolyglotSandbox.Isolation.inProcess());
+
+    assertThat(process).endsWith(" Each call runs in a separate worker process; a call whose worker process ended"
+        + " unexpectedly ends CANCELLED and may be tried again.");
+    assertThat(process).as("the wall is the host's business").doesNotContain("bubblewrap", "seccomp", "weak");
+    assertThat(inProcess).doesNotContain("worker").isEqualTo(process.substring(0, process.indexOf(" Each call runs")));
+  }
+
+  @Test
   void description_saysSoWhenNothingIsAllowed() {
     Policy policy = Policy.builder().allowLanguages(Language.PYTHON).build();
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(policy).warmUp(Duration.ZERO).build()) {
