@@ -36,7 +36,8 @@ startup_cache_language() {
     case "$a" in
       --lang) lang=${1:-}; [ $# -gt 0 ] && shift ;;
       --lang=*) lang=${a#--lang=} ;;
-      --mount|--timeout|--max-statements|--policy|--result-schema|--output-file|--file|--output-dir|--audit-log)
+      --mount|--timeout|--max-statements|--policy|--result-schema|--output-file|--file|--output-dir|--audit-log\
+        |--python-path|--attribute|--isolation)
         [ $# -gt 0 ] && shift ;;
       -h|--help|-V|--version) return 0 ;;
       --) [ -z "$file" ] && file=${1:-}; break ;;
@@ -117,15 +118,20 @@ startup_cache_make() {
   mkdir -p "$dir/app"
   if [ ! -f "$dir/app/.complete" ]; then
     # The JVM archives classes from jars only, so the three modules' classes go into jars of their own.
+    # A directory with META-INF/versions (the library's JDK 22 seccomp class) makes a multi-release jar:
+    # in a plain one the JVM never loads those classes, and process isolation's workers could not start.
     local i=0 entry
     : >"$dir/app/classpath.tmp"
+    printf 'Multi-Release: true\n' >"$dir/app/multi-release.mf"
     while IFS= read -r entry || [ -n "$entry" ]; do
       case "$entry" in
         ''|*.pom) continue ;;
       esac
       if [ -d "$entry" ]; then
         i=$((i + 1))
-        "$runtime/bin/jar" --create --file "$dir/app/classes-$i.jar" -C "$entry" . || return 1
+        local manifest=()
+        [ -d "$entry/META-INF/versions" ] && manifest=(--manifest "$dir/app/multi-release.mf")
+        "$runtime/bin/jar" --create --file "$dir/app/classes-$i.jar" ${manifest[@]+"${manifest[@]}"} -C "$entry" . || return 1
         entry="$dir/app/classes-$i.jar"
       fi
       printf '%s\n' "$entry" >>"$dir/app/classpath.tmp"
