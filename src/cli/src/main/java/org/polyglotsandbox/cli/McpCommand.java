@@ -10,6 +10,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.mcp.HttpEndpoint;
 import org.polyglotsandbox.mcp.SandboxMcpServer;
 import picocli.CommandLine.Command;
@@ -20,6 +21,10 @@ import picocli.CommandLine.Option;
  * {@code --http}, on Streamable HTTP at {@code /mcp}. The policy is the {@code --policy} file's (its
  * languages, or both when it lists none), else JavaScript and Python with nothing else allowed. On stdio
  * only protocol messages reach stdout; everything else goes to stderr.
+ *
+ * <p>Guest code runs in worker JVMs behind the operating-system wall where the host gives it, and a line
+ * on stderr names the workers and the wall; where it does not, in this JVM, and a line on stderr says
+ * why and how to choose. {@code --isolation} chooses explicitly: then nothing falls back.
  */
 @Command(name = "mcp",
     mixinStandardHelpOptions = true,
@@ -27,7 +32,8 @@ import picocli.CommandLine.Option;
     sortOptions = false,
     description = {
         "Serves MCP tools run_javascript and run_python ({code, inputs?}) over one long-lived sandbox:",
-        "on stdio until stdin closes, or with --http on Streamable HTTP at http://HOST:PORT/mcp."},
+        "on stdio until stdin closes, or with --http on Streamable HTTP at http://HOST:PORT/mcp.",
+        "Guest code runs in worker JVMs behind the OS wall where the OS gives it (see --isolation)."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
         " 0:stdin closed (stdio) or the server was stopped",
@@ -66,6 +72,19 @@ final class McpCommand implements Callable<Integer> {
           "Python context; with --python-imports, a mounted package is imported before the run."})
   private List<String> pythonPath = List.of();
 
+  @Option(names = "--isolation", paramLabel = "process|in-process", converter = IsolationOption.ModeConverter.class,
+      description = {"Where guest code runs: process (worker JVMs behind the OS wall: bubblewrap namespaces, a",
+          "seccomp filter, rlimits; a run past its caps gets its worker killed) or in-process (in this JVM).",
+          "Default: process where the OS gives the wall, else in-process, saying why on stderr. Given",
+          "explicitly, process exits 5 naming what is missing where the OS cannot give the wall, unless --weak-wall."})
+  private IsolationOption.Mode isolation;
+
+  @Option(names = "--workers", paramLabel = "N", description = IsolationOption.WORKERS_HELP)
+  private Integer workers;
+
+  @Option(names = "--weak-wall", description = IsolationOption.WEAK_WALL_HELP)
+  private boolean weakWall;
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -83,8 +102,11 @@ final class McpCommand implements Callable<Integer> {
     String[] imports = pythonImports();
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
     String[] path = PythonPathOption.check(pythonPath, loaded.policy());
+    // The library's defaults: two workers and one spare.
+    Isolation asked = IsolationOption.resolve("mcp", isolation, IsolationOption.Mode.PROCESS, workers,
+        Isolation.process().workers(), weakWall, Isolation.process().spareWorkers());
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog);
-        PolyglotSandbox sandbox = start(loaded, log, path, imports)) {
+        PolyglotSandbox sandbox = start(loaded, log, path, imports, asked, isolation == null)) {
       long startedAt = System.nanoTime();
       AtomicBoolean stopping = new AtomicBoolean();   // a warm-up cut short by the server's end is no failure
       sandbox.started().whenComplete((ready, failure) -> {
@@ -156,22 +178,49 @@ final class McpCommand implements Callable<Integer> {
     return imports;
   }
 
-  private static PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonPath,
-      String[] pythonImports) {
+  /**
+   * The sandbox with {@code isolation}. When that is process isolation by default ({@code fallBack}) and
+   * {@code build()} refuses it (the OS cannot give the wall), the sandbox is built in-process instead and
+   * one line on stderr says so, why, and how to choose. A failure that is not the wall's (a mount gone, a
+   * tool missing) fails the in-process build too, and that failure is reported.
+   */
+  private PolyglotSandbox start(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonPath,
+      String[] pythonImports, Isolation isolation, boolean fallBack) {
+    PolyglotSandbox sandbox;
+    try {
+      sandbox = build(loaded, log, pythonPath, pythonImports, isolation);
+    } catch (IllegalStateException e) {
+      if (!isolation.isProcess() || !fallBack) {
+        throw new StartException("the sandbox could not start: " + e.getMessage(), e);
+      }
+      try {
+        sandbox = build(loaded, log, pythonPath, pythonImports, Isolation.inProcess());
+      } catch (IllegalStateException inProcess) {
+        throw new StartException("the sandbox could not start: " + inProcess.getMessage(), inProcess);
+      }
+      err.println("sandbox mcp: guest code runs in-process: process isolation is unavailable here ("
+          + Text.escapeLine(String.valueOf(e.getMessage())) + "); choose with --isolation in-process, or with"
+          + " --isolation process --weak-wall for worker JVMs without the whole wall");
+      return sandbox;
+    }
+    if (isolation.isProcess()) {
+      err.println("sandbox mcp: " + Text.escapeLine(sandbox.isolationInForce()));
+    }
+    return sandbox;
+  }
+
+  private static PolyglotSandbox build(PolicyCommand.Loaded loaded, AuditLog log, String[] pythonPath,
+      String[] pythonImports, Isolation isolation) {
     PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(loaded.policy()).tools(loaded.tools())
-        .warmContexts(2).startInBackground();
+        .warmContexts(2).startInBackground().isolation(isolation);
     if (loaded.policy().allows(Language.PYTHON)) {
       b.pythonPath(pythonPath).pythonImports(pythonImports);
     }
-    try {
-      // initialize and tools/list are answered at once; tool calls wait for the warm-up (seconds).
-      if (log != null) {
-        b.auditListener(log);
-      }
-      return b.build();
-    } catch (IllegalStateException e) {
-      throw new StartException("the sandbox could not start: " + e.getMessage(), e);
+    // initialize and tools/list are answered at once; tool calls wait for the warm-up (seconds).
+    if (log != null) {
+      b.auditListener(log);
     }
+    return b.build();
   }
 
   /** {@code --http [HOST:]PORT}: loopback unless a host is given. */

@@ -16,6 +16,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolicyReport;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Tool;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,8 +87,9 @@ final class PolicyCommand implements Callable<Integer> {
   }
 
   /**
-   * {@code sandbox policy explain [POLICY.json] [--json]}: what a policy allows and denies, operation by
-   * operation, with the layers that enforce each denial.
+   * {@code sandbox policy explain [POLICY.json] [--json] [--isolation process|in-process]}: what a policy
+   * allows and denies, operation by operation, with the layers that enforce each denial, and where guest
+   * code runs under the isolation asked for (as the sandbox would require it, not as this host gives it).
    */
   @Command(name = "explain",
       mixinStandardHelpOptions = true,
@@ -97,7 +99,8 @@ final class PolicyCommand implements Callable<Integer> {
           "Prints the allowlist and the escape surface (every other operation",
           "guest code could attempt, all denied), with the layers that enforce",
           "each denial. Without POLICY.json: the defaults, which an empty policy",
-          "file ({}) and a run without --policy get."},
+          "file ({}) and a run without --policy get. Also says where guest code",
+          "runs (--isolation)."},
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {" 0:printed", " 2:bad usage or bad policy file"},
       footer = "%nPolicy file syntax: docs/policy-file.md")
@@ -111,6 +114,14 @@ final class PolicyCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object (stable field names) instead of the table.")
     private boolean json;
 
+    @Option(names = "--isolation", paramLabel = "process|in-process", converter = IsolationOption.ModeConverter.class,
+        description = {"The isolation to explain the policy under: in-process (the default, as for run and",
+            "probe) or process (worker JVMs behind the OS wall, mcp's default where the OS gives it)."})
+    private IsolationOption.Mode isolation;
+
+    @Option(names = "--weak-wall", description = IsolationOption.WEAK_WALL_HELP)
+    private boolean weakWall;
+
     private final PrintStream out;
 
     Explain(PrintStream out) {
@@ -120,21 +131,27 @@ final class PolicyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Loaded loaded = Loaded.of(policyFile);
+      Isolation where = IsolationOption.resolve("policy explain", isolation, IsolationOption.Mode.IN_PROCESS, null,
+          Isolation.process().workers(), weakWall, Isolation.process().spareWorkers());
       PolicyReport report = loaded.policy().report();
       if (json) {
-        out.println(ResultJson.write(toJson(loaded, report)));
+        out.println(ResultJson.write(toJson(loaded, report, where)));
       } else {
-        print(loaded, report);
+        print(loaded, report, where);
       }
       return ExitStatus.OK.code();
     }
 
-    private static ObjectNode toJson(Loaded loaded, PolicyReport report) {
+    private static ObjectNode toJson(Loaded loaded, PolicyReport report, Isolation isolation) {
       ObjectNode o = NODES.objectNode();
       o.put("policy", loaded.file());
       ArrayNode languages = o.putArray("languages");
       loaded.policy().languages().forEach(l -> languages.add(l.id()));
       o.put("languagesFromProgram", loaded.languagesFromProgram());
+      ObjectNode i = o.putObject("isolation");
+      i.put("mode", isolation.isProcess() ? IsolationOption.Mode.PROCESS.id() : IsolationOption.Mode.IN_PROCESS.id());
+      i.put("weakWallAccepted", isolation.acceptsWeakWall());
+      i.put("description", IsolationOption.describe(isolation));
       o.set("allowed", entries(report.allowed()));
       o.set("escapeSurface", entries(report.escapeSurface()));
       return o;
@@ -154,7 +171,7 @@ final class PolicyCommand implements Callable<Integer> {
       return a;
     }
 
-    private void print(Loaded loaded, PolicyReport report) {
+    private void print(Loaded loaded, PolicyReport report, Isolation where) {
       Policy p = loaded.policy();
       out.println("policy: " + (loaded.file() == null ? "none (the defaults)" : Text.escapeLine(loaded.file())));
       out.println("languages: " + loaded.languagesText());
@@ -162,6 +179,8 @@ final class PolicyCommand implements Callable<Integer> {
           .collect(Collectors.joining(", "))));
       out.println("working directory: " + Text.escapeLine(p.workingDirectory()));
       out.println("tools: " + (p.tools().isEmpty() ? "none" : String.join(", ", p.tools())));
+      out.println("isolation: " + IsolationOption.describe(where) + (isolation != null ? ""
+          : " (run and probe unless --isolation process; mcp uses process isolation where the OS gives the wall)"));
       out.println();
       out.println("allowed (" + report.allowed().size() + "):");
       table(report.allowed());

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.polyglotsandbox.EscapeProbe;
 import org.polyglotsandbox.PolicyReport;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Tool;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,8 +18,9 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code sandbox probe [POLICY.json] [--json] [--probes]} (alias {@code audit}): runs the
  * {@link EscapeProbe} on a policy file's policy, with its demo tools, and prints the report as a table
- * or as JSON. Exit status 0 when every denied operation probed was blocked and every allowed one
- * reachable, 1 otherwise (a contradiction or an inconclusive probe).
+ * or as JSON; with {@code --isolation process}, also the attacks on the operating-system wall. Exit status
+ * 0 when every denied operation probed was blocked, every allowed one reachable and every attack on the
+ * wall refused, 1 otherwise (a contradiction, an inconclusive probe, an attack that got through).
  */
 @Command(name = "probe",
     aliases = "audit",
@@ -33,13 +35,15 @@ import picocli.CommandLine.Parameters;
         "for the next run, resource bombs, each allowed tool and mount), and",
         "compares per operation what the policy intends (allowed or denied) with",
         "what the probes observed (reachable or blocked). Without POLICY.json:",
-        "the defaults, for both languages.",
+        "the defaults, for both languages. With --isolation process, also",
+        "attacks the OS wall around worker JVMs from inside one.",
         "'sandbox audit' is an alias of 'sandbox probe' (its earlier name).",
         "From Java: EscapeProbe.of(policy).tools(...).run()."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
         " 0:every probe observed what the policy intends",
-        " 1:a denied operation was reachable, an allowed one was not, or a probe was inconclusive",
+        " 1:a denied operation was reachable, an allowed one was not, a probe was inconclusive, or an attack got"
+            + " through the OS wall",
         " 2:bad usage or bad policy file",
         " 5:a sandbox could not start"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
@@ -56,6 +60,17 @@ final class ProbeCommand implements Callable<Integer> {
   @Option(names = "--probes", description = "List every probe's result under the table, not only the failures.")
   private boolean probes;
 
+  @Option(names = "--isolation", paramLabel = "process|in-process", converter = IsolationOption.ModeConverter.class,
+      description = {"in-process (the default) probes the sandbox's own layers; process also attacks the OS wall",
+          "around worker JVMs from inside one (host Java code as if GraalVM's wall had fallen: the host's",
+          "loopback, /etc/shadow, a shell, writes to / ...), each attack failing the probe unless refused.",
+          "Where the OS cannot give the wall, process exits 5 naming what is missing, unless --weak-wall."})
+  private IsolationOption.Mode isolation;
+
+  @Option(names = "--weak-wall", description = {IsolationOption.WEAK_WALL_HELP,
+      "Its attacks then get through, and the probe says so."})
+  private boolean weakWall;
+
   private final PrintStream out;
 
   ProbeCommand(PrintStream out) {
@@ -65,7 +80,9 @@ final class ProbeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
-    EscapeProbe.Report report = run(loaded);
+    Isolation where = IsolationOption.resolve("probe", isolation, IsolationOption.Mode.IN_PROCESS, null, 1,
+        weakWall, 0);
+    EscapeProbe.Report report = run(loaded, where);
     if (json) {
       out.println(ResultJson.write(toJson(loaded, report)));
     } else {
@@ -74,10 +91,13 @@ final class ProbeCommand implements Callable<Integer> {
     return report.passed() ? ExitStatus.OK.code() : ExitStatus.GUEST_ERROR.code();
   }
 
-  /** Probes the policy with its demo tools, their sample arguments, and the other demo names refused. */
-  static EscapeProbe.Report run(PolicyCommand.Loaded loaded) {
+  /**
+   * Probes the policy with its demo tools, their sample arguments, and the other demo names refused; with
+   * process isolation, attacks the OS wall too.
+   */
+  static EscapeProbe.Report run(PolicyCommand.Loaded loaded, Isolation isolation) {
     EscapeProbe.Builder probe = EscapeProbe.of(loaded.policy()).tools(loaded.tools())
-        .refusedToolNames(DemoTools.NAMES);
+        .refusedToolNames(DemoTools.NAMES).isolation(isolation);
     for (Tool t : loaded.tools()) {
       probe.toolArguments(t.name(), DemoTools.sampleArguments(t.name()));
     }
@@ -120,6 +140,14 @@ final class ProbeCommand implements Callable<Integer> {
       r.put("ok", p.ok());
       r.put("evidence", p.evidence());
     }
+    ArrayNode wall = o.putArray("wallAttacks");
+    for (EscapeProbe.WallAttack a : report.wallAttacks()) {
+      ObjectNode r = wall.addObject();
+      r.put("name", a.name());
+      r.put("target", a.target());
+      r.put("refused", a.refused());
+      r.put("evidence", a.evidence());
+    }
     return o;
   }
 
@@ -145,10 +173,32 @@ final class ProbeCommand implements Callable<Integer> {
             + p.observed().id() + ": " + Text.escapeLine(p.evidence()));
       }
     }
+    if (!report.wallAttacks().isEmpty()) {
+      out.println();
+      out.println("the OS wall around a worker JVM, attacked from inside:");
+      List<String[]> attacks = new ArrayList<>();
+      attacks.add(new String[] {"ATTACK", "TARGET", "", "EVIDENCE"});
+      for (EscapeProbe.WallAttack a : report.wallAttacks()) {
+        attacks.add(new String[] {Text.escapeLine(a.name()), Text.escapeLine(a.target()),
+            a.refused() ? "ok" : "FAIL", Text.escapeLine(a.evidence())});
+      }
+      PolicyCommand.printTable(attacks, out);
+    }
+    long escaped = report.wallAttacks().stream().filter(a -> !a.refused()).count();
     out.println();
-    out.println(report.passed()
-        ? "PASS: every denied operation probed was blocked, every allowed one was reachable"
-        : "FAIL: " + report.failures().size() + " of " + report.results().size() + " probes contradict the policy"
+    if (report.passed()) {
+      out.println("PASS: every denied operation probed was blocked, every allowed one was reachable"
+          + (report.wallAttacks().isEmpty() ? "" : ", and the OS wall refused every attack"));
+    } else {
+      List<String> why = new ArrayList<>();
+      if (!report.failures().isEmpty()) {
+        why.add(report.failures().size() + " of " + report.results().size() + " probes contradict the policy"
             + " or were inconclusive");
+      }
+      if (escaped > 0) {
+        why.add(escaped + " of " + report.wallAttacks().size() + " attacks got through the OS wall");
+      }
+      out.println("FAIL: " + String.join("; ", why));
+    }
   }
 }

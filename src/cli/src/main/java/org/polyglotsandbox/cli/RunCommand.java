@@ -22,6 +22,7 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
+import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import picocli.CommandLine.Command;
@@ -51,7 +52,8 @@ import picocli.CommandLine;
         " 2:bad usage, missing file or bad policy",
         " 3:a limit was exceeded",
         " 4:the output boundary rejected the result or an output file",
-        " 5:internal error in the sandbox",
+        " 5:internal error, or the sandbox could not start (such as --isolation process where the OS cannot"
+            + " give the wall)",
         " 6:the run was cancelled (the command was interrupted)"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
 final class RunCommand implements Callable<Integer> {
@@ -120,6 +122,15 @@ final class RunCommand implements Callable<Integer> {
           "every tool handler, and written with each --audit-log line. Repeatable."})
   private List<String> attributes = new ArrayList<>();
 
+  @Option(names = "--isolation", paramLabel = "process|in-process", converter = IsolationOption.ModeConverter.class,
+      description = {"Where the program runs: in-process (the default: in this JVM) or process (in a worker",
+          "JVM behind the OS wall: bubblewrap namespaces, a seccomp filter, rlimits; stderr names the wall).",
+          "Where the OS cannot give the wall, process exits 5 naming what is missing, unless --weak-wall."})
+  private IsolationOption.Mode isolation;
+
+  @Option(names = "--weak-wall", description = IsolationOption.WEAK_WALL_HELP)
+  private boolean weakWall;
+
   /** How long the report waits for the streamed output to be printed before it prints it whole. */
   static final Duration STREAM_WAIT = Duration.ofSeconds(2);
 
@@ -155,11 +166,18 @@ final class RunCommand implements Callable<Integer> {
     }
     Path dir = outputDirectory(script);
     String[] sysPath = PythonPathOption.check(pythonPath, policy);
+    // One run: one worker, and no spare to replace it.
+    Isolation where = IsolationOption.resolve("run", isolation, IsolationOption.Mode.IN_PROCESS, null, 1, weakWall,
+        0);
 
     ExecutionResult result;
     String auditFailure = null;
     try (AuditLog log = auditLog == null ? null : AuditLog.open(auditLog)) {
-      try (PolyglotSandbox sandbox = start(policy, tools, log, sysPath)) {
+      try (PolyglotSandbox sandbox = start(policy, tools, log, sysPath, where)) {
+        if (where.isProcess()) {
+          // With --weak-wall the user cannot otherwise tell which wall the host gave.
+          err.println("sandbox run: " + Text.escapeLine(sandbox.isolationInForce()));
+        }
         result = sandbox.run(script);
       } catch (IllegalArgumentException e) {
         // The sandbox refused the script before running it: a --file clashing with a mount or the caps.
@@ -320,17 +338,19 @@ final class RunCommand implements Callable<Integer> {
     return dir;
   }
 
-  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log, String[] pythonPath) {
+  private static PolyglotSandbox start(Policy policy, List<Tool> tools, AuditLog log, String[] pythonPath,
+      Isolation isolation) {
     try {
       // One run, then the JVM exits: no warm-up for later runs (Builder.singleRun).
       PolyglotSandbox.Builder b = PolyglotSandbox.builder().policy(policy).tools(tools).singleRun()
-          .pythonPath(pythonPath);
+          .pythonPath(pythonPath).isolation(isolation);
       if (log != null) {
         b.auditListener(log);
       }
       return b.build();
     } catch (IllegalStateException e) {
-      // A mount deleted since it was checked, or a language that failed to start: no host stack needed.
+      // A mount deleted since it was checked, a language that failed to start, or a host that cannot give
+      // process isolation's wall (the message names what it lacks): no host stack needed.
       throw new StartException("the sandbox could not start: " + e.getMessage(), e);
     }
   }

@@ -96,7 +96,9 @@ class PolicyExplainTest {
     assertThat(r.out().lines()).hasSize(1);
     JsonNode o = JSON.readTree(r.out());
     assertThat(o.properties()).extracting(Map.Entry::getKey)
-        .containsExactly("policy", "languages", "languagesFromProgram", "allowed", "escapeSurface");
+        .containsExactly("policy", "languages", "languagesFromProgram", "isolation", "allowed", "escapeSurface");
+    assertThat(o.get("isolation").get("mode").asText()).isEqualTo("in-process");
+    assertThat(o.get("isolation").get("weakWallAccepted").asBoolean()).isFalse();
     assertThat(o.get("policy").asText()).isEqualTo(SAMPLE_POLICY.toString());
     assertThat(o.get("languagesFromProgram").asBoolean()).isFalse();
     for (JsonNode e : o.get("escapeSurface")) {
