@@ -28,6 +28,12 @@ class McpProgressTest {
     Files.writeString(policy, "{\"languages\": [\"js\"], \"limits\": {\"wallTime\": \"60s\"}}");
     try (RawMcpProcess server = new RawMcpProcess(dir.resolve("stderr"), "--policy", policy.toString())) {
       server.initialize();
+      // A call made during the warm-up is told so in its first notifications ("waited 1.0 s for the sandbox
+      // to warm up"); this test is about those of a running call. Worker JVMs take many seconds to warm up.
+      long ready = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+      while (!Files.readString(dir.resolve("stderr")).contains("sandbox mcp: ready") && System.nanoTime() < ready) {
+        Thread.sleep(50);
+      }
       server.send("""
           {"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "run_javascript",
            "arguments": {"code": "const t = Date.now(); while (Date.now() - t < 2500) {} 'done'"},
