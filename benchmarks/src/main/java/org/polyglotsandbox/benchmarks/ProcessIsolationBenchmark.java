@@ -18,6 +18,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
@@ -38,9 +40,10 @@ import org.polyglotsandbox.PolyglotSandbox;
  * benchmarks/run ProcessIsolationBenchmark -rf json -rff benchmarks/target/process-isolation.json
  * }</pre>
  *
- * <p>Six trials, about 6 minutes on 2 cores: {@link #latency} 40 x 1 s warm-up and 5 x 4 s measurement
- * ({@code PeersBenchmark}'s warm-up: a design that runs a new text each time keeps getting faster for
- * 30 s), {@link #throughput} 20 x 1 s and 5 x 2 s. {@code -p design=PROCESS} runs one design,
+ * <p>Six trials, about 12 minutes on 2 cores: {@link #latency} 60 x 1 s warm-up (back to back) and 5 x 4 s
+ * measurement, {@link #throughput} 60 x 2 s warm-up and 5 x 2 s. The warm-ups are long because each
+ * worker is a JVM of its own that compiles the sandbox's path for itself, with half the runs: with 20 s
+ * of warm-up two workers were still getting faster in every measurement iteration (RESULTS.md). {@code -p design=PROCESS} runs one design,
  * {@code -p language=PYTHON} Python's task B, {@code -p source=SAME} the same text each time.
  */
 @Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; each trial checks the runtime, the workers' too
@@ -133,18 +136,29 @@ public class ProcessIsolationBenchmark {
   }
 
   /**
-   * {@link #latency}'s trial: before each invocation (not measured) it waits {@code pauseMillis}, time for
-   * the warm pool to make its next context in either design, so each run finds one ready, as
-   * {@code PeersBenchmark}'s pooled design does; in-process it also waits until the pool is full (with
-   * process isolation the pool is in the worker, out of the host's sight, hence the pause).
+   * {@link #latency}'s trial: in measurement iterations, before each invocation (not measured) it waits
+   * {@code pauseMillis}, time for the warm pool to make its next context in either design, so each run
+   * finds one ready, as {@code PeersBenchmark}'s pooled design does; in-process it also waits until the
+   * pool is full (with process isolation the pool is in the worker, out of the host's sight, hence the
+   * pause). Warm-up iterations run back to back, so that the JIT sees many more runs.
    */
   @State(Scope.Benchmark)
   public static class Latency extends Trial {
     @Param({"10"})
     public int pauseMillis;
 
+    private boolean measuring;
+
+    @Setup(Level.Iteration)
+    public void iteration(IterationParams params) {
+      measuring = params.getType() == IterationType.MEASUREMENT;
+    }
+
     @Setup(Level.Invocation)
     public void pause() {
+      if (!measuring) {
+        return;
+      }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis));
       if (design == Design.IN_PROCESS) {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -166,7 +180,7 @@ public class ProcessIsolationBenchmark {
   @Benchmark
   @BenchmarkMode(Mode.SampleTime)
   @OutputTimeUnit(TimeUnit.MILLISECONDS)
-  @Warmup(iterations = 40, time = 1, timeUnit = TimeUnit.SECONDS)
+  @Warmup(iterations = 60, time = 1, timeUnit = TimeUnit.SECONDS)
   @Measurement(iterations = 5, time = 4, timeUnit = TimeUnit.SECONDS)
   @Threads(1)
   public Object latency(Latency trial) {
@@ -177,7 +191,7 @@ public class ProcessIsolationBenchmark {
   @Benchmark
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
-  @Warmup(iterations = 20, time = 1, timeUnit = TimeUnit.SECONDS)
+  @Warmup(iterations = 60, time = 2, timeUnit = TimeUnit.SECONDS)
   @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
   @Threads(2)
   public Object throughput(Saturated trial) {

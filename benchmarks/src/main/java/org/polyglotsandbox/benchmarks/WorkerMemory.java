@@ -26,6 +26,10 @@ import org.polyglotsandbox.PolyglotSandbox;
  *       and {@code RssFile}, from {@code /proc/PID/status} of the {@code java} process below this JVM), a
  *       sandbox with {@code workers(1).spareWorkers(0)} and {@code warmContexts(0)} or {@code (1)}, once
  *       it is ready and its RSS has settled (changed by under 2 MiB in 5 s; at most 2 minutes);</li>
+ *   <li>what that memory is made of: a JVM started with the worker's own command line (read from
+ *       {@code /proc}) plus {@code -XX:NativeMemoryTracking=summary}, unwalled, with this class as its main
+ *       class, builds the sandbox the worker builds and prints its RSS, heap and native memory by category,
+ *       idle and again after a full collection;</li>
  *   <li>{@code host}: this side's cost after the same {@code runs} runs (task B, a new text each time,
  *       JavaScript and Python in turn), in-process against process isolation, each in a JVM of its own
  *       started with this JVM's flags: the host's used heap after a full collection, its committed heap
@@ -48,6 +52,10 @@ public final class WorkerMemory {
       host(args[1], Integer.parseInt(args[2]));
       return;
     }
+    if (args.length > 0 && args[0].equals("--probe")) {
+      probe(args[1]);
+      return;
+    }
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
     int runs = args.length > 1 ? Integer.parseInt(args[1]) : 200;
     System.out.println("# idle worker, policy JavaScript + Python; MiB from /proc/PID/status");
@@ -65,6 +73,17 @@ public final class WorkerMemory {
         }
       }
     }
+    System.out.println("# what an idle worker's memory is made of: a JVM started with the worker's command line and"
+        + " -XX:NativeMemoryTracking=summary, unwalled, builds the sandbox the worker builds; MiB committed, before and"
+        + " after a full collection");
+    List<String> worker;
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(WorkerStartup.policy("js+python"))
+        .isolation(Isolation.processBuilder().workers(1).spareWorkers(0).build()).build()) {
+      worker = WorkerStartup.cmdline(WorkerStartup.workerJvm().pid());
+    }
+    for (int round = 1; round <= rounds; round++) {
+      probeChild(worker, round);
+    }
     System.out.printf("# the host after %d runs (task B, new texts, JavaScript and Python in turn), warmContexts(1);"
         + " MiB%n", runs);
     System.out.println("round\tdesign\thost heap used after GC\thost heap committed\thost VmRSS\tworker VmRSS\tload");
@@ -74,6 +93,65 @@ public final class WorkerMemory {
         System.out.println(round + "\t" + hostChild(design, runs) + "\t" + ProcessIsolationRounds.load());
       }
     }
+  }
+
+  /** Runs {@link #probe} with the worker's command line and native memory tracking, and prints its lines. */
+  private static void probeChild(List<String> worker, int round) throws IOException, InterruptedException {
+    int main = worker.indexOf(WorkerStartup.WALLED_MAIN);
+    if (main < 0) {
+      throw new IllegalStateException("the worker's command has no " + WorkerStartup.WALLED_MAIN + ": " + worker);
+    }
+    List<String> command = new ArrayList<>(worker.subList(0, main));
+    command.add(1, "-XX:NativeMemoryTracking=summary");
+    command.addAll(List.of(WorkerMemory.class.getName(), "--probe", "js+python"));
+    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        System.out.println(round + "\t" + line);
+      }
+    }
+    if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      throw new IllegalStateException("the memory probe failed");
+    }
+  }
+
+  /** The probe JVM: the worker's sandbox, then its memory by NMT category, before and after a full GC. */
+  private static void probe(String policy) throws Exception {
+    try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(WorkerStartup.policy(policy)).build()) {
+      Thread.sleep(5_000);
+      report("idle");
+      for (int i = 0; i < 3; i++) {
+        System.gc();
+        Thread.sleep(200);
+      }
+      Thread.sleep(2_000);
+      report("after GC");
+    }
+    System.exit(0);
+  }
+
+  private static void report(String when) throws Exception {
+    MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s\tVmRSS %.0f\theap used %.0f\theap committed %.0f",
+        when, status(ProcessHandle.current().pid()).get("VmRSS"), heap.getUsed() / MIB, heap.getCommitted() / MIB));
+    String nmt = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+        new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+        new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("-\\s+(.+?) \\(reserved=\\d+KB, committed=(\\d+)KB\\)")
+        .matcher(nmt);
+    while (m.find()) {
+      double mib = Long.parseLong(m.group(2)) / 1024.0;
+      if (mib >= 2) {
+        line.append(String.format(Locale.ROOT, "\t%s %.0f", m.group(1).trim(), mib));
+      }
+    }
+    java.util.regex.Matcher total = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB")
+        .matcher(nmt);
+    if (total.find()) {
+      line.append(String.format(Locale.ROOT, "\tNMT total %.0f", Long.parseLong(total.group(1)) / 1024.0));
+    }
+    System.out.println(line);
   }
 
   /** Polls the process's status every 500 ms until its RSS moved under 2 MiB in 5 s, at most 2 minutes. */
@@ -127,7 +205,8 @@ public final class WorkerMemory {
   private static void host(String design, int runs) throws Exception {
     Isolation isolation = switch (design) {
       case "in-process" -> Isolation.inProcess();
-      case "process" -> Isolation.processBuilder().workers(1).spareWorkers(0).build();
+      // Never retired: by default a worker is replaced after 200 runs, and the RSS read would be a new one's.
+      case "process" -> Isolation.processBuilder().workers(1).spareWorkers(0).maxRunsPerWorker(1_000_000).build();
       default -> throw new IllegalArgumentException("design must be in-process or process, not " + design);
     };
     try (PolyglotSandbox sandbox = PolyglotSandbox.builder().policy(WorkerStartup.policy("js+python")).warmContexts(1)

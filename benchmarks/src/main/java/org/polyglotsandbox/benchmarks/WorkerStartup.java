@@ -30,7 +30,8 @@ import org.polyglotsandbox.PolyglotSandbox;
  *   <li>{@code full wall}: {@code build()} of a sandbox with {@code workers(1).spareWorkers(0)} (no warm
  *       pool) in this JVM, which waits for the worker's ready frame; and, from {@code /proc} (10 ms ticks),
  *       how long after the call the worker's {@code java} process started (the wall's set-up: sh, env,
- *       prlimit, bwrap);</li>
+ *       prlimit, bwrap; with the weak wall the JVM is exec'd by the same process, so this is about 0) and
+ *       how much CPU the worker JVM had used when it was ready (all its threads: JIT compilers too);</li>
  *   <li>{@code weak wall}: the same in a second host JVM in which bubblewrap is hidden (a private mount
  *       namespace with {@code /dev/null} bound over it, by {@code unshare -m}, so the full wall is
  *       unavailable and {@code weakWall()} gives a plain child JVM with rlimits); skipped where
@@ -54,7 +55,7 @@ import org.polyglotsandbox.PolyglotSandbox;
 public final class WorkerStartup {
   private WorkerStartup() {}
 
-  private static final String WALLED_MAIN = "org.polyglotsandbox.internal.isolation.WalledMain";
+  static final String WALLED_MAIN = "org.polyglotsandbox.internal.isolation.WalledMain";
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("--probe")) {
@@ -69,22 +70,25 @@ public final class WorkerStartup {
     List<String> policies = List.of((args.length > 1 ? args[1] : "js,js+python").split(","));
     Map<String, List<Double>> results = new LinkedHashMap<>();
     try (WeakHost weak = WeakHost.start()) {
-      System.out.println("round\tpolicy\tvariant\tms\tjava started after ms\tload");
+      System.out.println("round\tpolicy\tvariant\tms\tjava started after ms\tworker CPU s at ready\tload");
       for (int round = 1; round <= rounds; round++) {
         for (String policy : policies) {
           Started full = startWorker(policy, false);
-          row(results, round, policy, "full wall", full.millis(), full.javaAfterMillis());
+          row(results, round, policy, "full wall", full.millis(), full.javaAfterMillis(), full.cpuSeconds());
           if (weak != null) {
             String[] w = weak.round(policy);
-            row(results, round, policy, "weak wall", Double.parseDouble(w[0]), Double.parseDouble(w[1]));
+            row(results, round, policy, "weak wall", Double.parseDouble(w[0]), Double.parseDouble(w[1]),
+                Double.parseDouble(w[2]));
           }
           List<String> command = full.command();
-          row(results, round, policy, "jvm", probe(command, "jvm", policy, true).get("main"), Double.NaN);
-          row(results, round, policy, "jvm+cds", probe(command, "jvm", policy, false).get("main"), Double.NaN);
-          row(results, round, policy, "sandbox", probe(command, "sandbox", policy, true).get("built"), Double.NaN);
+          row(results, round, policy, "jvm", probe(command, "jvm", policy, true).get("main"), Double.NaN, Double.NaN);
+          row(results, round, policy, "jvm+cds", probe(command, "jvm", policy, false).get("main"), Double.NaN,
+              Double.NaN);
+          row(results, round, policy, "sandbox", probe(command, "sandbox", policy, true).get("built"), Double.NaN,
+              Double.NaN);
           Map<String, Double> staged = probe(command, "staged", policy, true);
           for (Map.Entry<String, Double> e : staged.entrySet()) {
-            row(results, round, policy, "staged " + e.getKey(), e.getValue(), Double.NaN);
+            row(results, round, policy, "staged " + e.getKey(), e.getValue(), Double.NaN, Double.NaN);
           }
         }
       }
@@ -97,9 +101,10 @@ public final class WorkerStartup {
   }
 
   private static void row(Map<String, List<Double>> results, int round, String policy, String variant, double millis,
-      double javaAfter) {
-    System.out.printf(Locale.ROOT, "%d\t%s\t%s\t%.0f\t%s\t%.2f%n", round, policy, variant, millis,
-        Double.isNaN(javaAfter) ? "" : String.format(Locale.ROOT, "%.0f", javaAfter), ProcessIsolationRounds.load());
+      double javaAfter, double cpuSeconds) {
+    System.out.printf(Locale.ROOT, "%d\t%s\t%s\t%.0f\t%s\t%s\t%.2f%n", round, policy, variant, millis,
+        Double.isNaN(javaAfter) ? "" : String.format(Locale.ROOT, "%.0f", javaAfter),
+        Double.isNaN(cpuSeconds) ? "" : String.format(Locale.ROOT, "%.2f", cpuSeconds), ProcessIsolationRounds.load());
     results.computeIfAbsent(policy + "\t" + variant, k -> new ArrayList<>()).add(millis);
   }
 
@@ -123,8 +128,8 @@ public final class WorkerStartup {
     return b.build();
   }
 
-  /** A worker's start: build()'s time, when its java process began, and its command line. */
-  private record Started(double millis, double javaAfterMillis, List<String> command) {}
+  /** A worker's start: build()'s time, when its java process began, the CPU it had used when ready, its command line. */
+  private record Started(double millis, double javaAfterMillis, double cpuSeconds, List<String> command) {}
 
   private static Started startWorker(String policy, boolean weak) throws IOException {
     Isolation.Builder isolation = Isolation.processBuilder().workers(1).spareWorkers(0);
@@ -142,7 +147,7 @@ public final class WorkerStartup {
       }
       ProcessHandle java = workerJvm();
       double javaAfter = (startSeconds(java.pid()) - uptimeBefore) * 1e3;
-      return new Started(millis, javaAfter, cmdline(java.pid()));
+      return new Started(millis, javaAfter, ProcessIsolationRounds.processCpuSeconds(java.pid()), cmdline(java.pid()));
     }
   }
 
@@ -308,7 +313,7 @@ public final class WorkerStartup {
     for (String policy = in.readLine(); policy != null; policy = in.readLine()) {
       try {
         Started s = startWorker(policy, true);
-        say(String.format(Locale.ROOT, "%.1f\t%.1f", s.millis(), s.javaAfterMillis()));
+        say(String.format(Locale.ROOT, "%.1f\t%.1f\t%.2f", s.millis(), s.javaAfterMillis(), s.cpuSeconds()));
       } catch (RuntimeException e) {
         say("error " + e);
       }
