@@ -205,9 +205,9 @@ public final class WorkerMain {
       return;
     }
     // Taken while the run's thread wakes up, not before the hand-off: walking the JVM's threads added some
-    // 75 us to every run's latency in a profile of ProcessIsolationBenchmark. The few microseconds of CPU the run may spend
-    // before this are left out of the beats' count; the host's own count from /proc is not affected. Put
-    // before whenComplete is registered, which removes it even for a run that has already ended.
+    // 75 us to every run's latency in a profile of ProcessIsolationBenchmark. The few microseconds of CPU
+    // the run may spend before this are left out of the beats' count; the host's own count from /proc is
+    // not affected. Put before whenComplete is registered, which removes it even for a run that has ended.
     cpuAtStart.put(id, runThreadCpu());
     runs.put(id, f);
     f.whenComplete((r, e) -> {
