@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How fast `bin/sandbox mcp` answers after its process starts: a recorded harness, not JMH
-(each sample is a new JVM). Never a CI gate; record results in benchmarks/RESULTS.md.
+(each sample is a new JVM). Never a CI gate; record results in docs/performance.md.
 
 Usage: benchmarks/mcp-start.py [ROUNDS]           (from the repository root; default 2 rounds)
        benchmarks/mcp-start.py imports [ROUNDS]   (an agent's Python session, with and without json imported)

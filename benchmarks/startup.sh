@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up of `bin/sandbox run` against a raw GraalVM program: a recorded harness,
-# not JMH (each sample is a new JVM). Never a CI gate; record results in benchmarks/RESULTS.md.
+# not JMH (each sample is a new JVM). Never a CI gate; record results in docs/performance.md.
 #
 # Usage: benchmarks/startup.sh [ROUNDS [LANGUAGES]]     default: 5 rounds, "js python"
 #
@@ -9,7 +9,7 @@
 #   jvm       the JVM alone with the same flags and class path, printing 6*7 from Java (RawStartup none)
 #   raw       RawStartup: Context.create(lang), eval "6*7", print, close; the JDK with the JVM flags
 #             bin/sandbox gives `run` (--upgrade-module-path, C1 only) and the CLI's class path
-#   rawtiered the same with the JVM's default tiers (C2 on), as `raw` ran in the entries before 2026-12-03
+#   rawtiered the same with the JVM's default tiers (C2 on)
 #   nocache   SANDBOX_STARTUP_CACHE=0 bin/sandbox run six.<ext> (the JDK, --upgrade-module-path)
 #   sandbox   bin/sandbox run six.<ext> as a user runs it (the start-up cache: jlinked JDK + AOT cache)
 # Each sample is timed with /usr/bin/time -v (elapsed to exit, peak RSS) and, from the harness, to the

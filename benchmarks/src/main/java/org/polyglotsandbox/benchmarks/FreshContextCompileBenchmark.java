@@ -44,7 +44,7 @@ import org.polyglotsandbox.Language;
  * }</pre>
  *
  * <p>24 trials of 20 x 1 s warm-up and 5 x 2 s measurement, about 15 minutes. The findings are in
- * RESULTS.md, section "Why task C is slow in a fresh context".
+ * docs/performance.md, section "Why task C is slow in a fresh context".
  *
  * <p>{@link #main} prints what the Truffle compiler compiles over many fresh contexts, or runs all
  * variants round-robin in one JVM (fairer than separate forks on a shared machine):

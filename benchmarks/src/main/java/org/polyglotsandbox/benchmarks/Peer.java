@@ -164,7 +164,7 @@ public enum Peer {
    * {@code initSafeStandardObjects()} scope (no Java access) per task, {@code evaluateString} of the
    * text. Rhino keeps no compiled scripts between calls, so {@code SAME} and {@code UNIQUE} do the same
    * work. Interpreted rather than compiled mode: compiled mode generates and loads a new class for every
-   * {@code evaluateString}, which made tasks A and B 2-10x slower in a trial run (RESULTS.md).
+   * {@code evaluateString}, which made tasks A and B 2-10x slower in a trial run.
    */
   RHINO {
     @Override

@@ -39,7 +39,7 @@ import org.polyglotsandbox.Language;
  * the slowest design to settle needs: {@link Peer#SANDBOX_POOLED} waits for its pool before each
  * invocation ({@link #ready()}, not measured), so it runs about a tenth as many tasks per second of
  * warm-up as a design that runs back to back, and with a different text each time it was still
- * getting faster after 30 s (RESULTS.md, 2026-12-01). Check the warm-up iterations of a new run: if
+ * getting faster after 30 s (docs/performance.md, "Method notes"). Check the warm-up iterations of a new run: if
  * they still fall at the end, raise {@code -wi}.
  */
 @BenchmarkMode(Mode.SampleTime)

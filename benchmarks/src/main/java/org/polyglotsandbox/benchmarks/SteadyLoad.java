@@ -7,8 +7,8 @@ import org.polyglotsandbox.Language;
  * One JavaScript {@link Peer design} under steady load, for attaching an outside tool (strace, perf) to
  * a JVM that runs nothing else: {@code threads} client threads (from the design's
  * {@link Peer.Runner#clientThreads()}) run task B with a new text each time, back to back, and every
- * second the tasks done so far are printed, until {@code seconds} have passed. RESULTS.md 2026-12-04
- * counted futex calls per task this way:
+ * second the tasks done so far are printed, until {@code seconds} have passed. The profiles and GC logs
+ * in docs/performance.md ("Saturated throughput") were taken this way; futex calls per task, for one:
  *
  * <pre>{@code
  * BENCH_MAIN=org.polyglotsandbox.benchmarks.SteadyLoad benchmarks/run SANDBOX_POOLED 2 100 &

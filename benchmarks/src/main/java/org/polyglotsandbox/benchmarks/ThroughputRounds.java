@@ -42,7 +42,7 @@ import org.polyglotsandbox.Language;
  *
  * <p>Task B with a text never seen before ({@link PeerTask.SourceMode#UNIQUE}), every answer checked.
  * Defaults: 2 and 8 threads, 4 rounds of 4 s, 160 s of warm-up (on a loaded 2-core machine the JIT was
- * still compiling the sandbox's path after 40,000 runs; RESULTS.md, 2026-12-01 late).
+ * still compiling the sandbox's path after 40,000 runs). Results: docs/performance.md, "Saturated throughput".
  *
  * <pre>{@code
  * BENCH_MAIN=org.polyglotsandbox.benchmarks.ThroughputRounds benchmarks/run \

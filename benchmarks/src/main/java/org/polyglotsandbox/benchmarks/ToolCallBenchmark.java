@@ -56,8 +56,8 @@ import org.polyglotsandbox.Tool;
  * benchmarks/run 'ToolCallBenchmark.roundTrip' -wi 16 -w 2s -i 5 -r 2s
  * }</pre>
  *
- * <p>Target: under 5 microseconds median per call (optimizing runtime on, small arguments); see
- * {@code benchmarks/RESULTS.md}.
+ * <p>Target: at most 10 microseconds median per call from a warm run (optimizing runtime on, small
+ * arguments); see docs/performance.md, "Tool calls".
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
