@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * holds no run, a flood against a stuck listener is dropped and counted, order is kept, and
  * {@code close()} does not wait for a stuck listener past its bound.
  */
+@Tag("slow")
 class AuditDeliveryTest {
   private static final String DENIAL_JS = "try { readText('/etc/passwd') } catch (e) {}\n";
   private static final String DENIAL_PY = "try:\n    open('/etc/passwd')\nexcept Exception:\n    pass\n";

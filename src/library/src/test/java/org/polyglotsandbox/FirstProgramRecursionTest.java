@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * In a fresh JVM whose first guest program is unbounded recursion, Truffle's class initialisation used
  * to fail and break every later context in the JVM. Runs {@link RecursionFirstMain} in a forked JVM with
  * the same class path and JIT flags.
  */
+@Tag("slow")
 class FirstProgramRecursionTest {
   @Test
   void unboundedRecursionAsFirstProgram_leavesTheJvmHealthy() throws IOException, InterruptedException {

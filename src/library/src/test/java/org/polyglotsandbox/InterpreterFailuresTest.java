@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * own modules and of JavaScript's globals with no arguments, one run after another, skipping each one
  * that ended a run, and asserts none ended {@code INTERNAL_ERROR}.
  */
+@Tag("slow")
 class InterpreterFailuresTest {
   private static PolyglotSandbox sandbox;
 

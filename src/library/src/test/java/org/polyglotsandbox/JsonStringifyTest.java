@@ -7,6 +7,7 @@ import java.util.stream.Stream;
 import org.graalvm.polyglot.Context;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * to getters, {@code toJSON}, replacers and Proxy traps in the same order. Each case runs in a sandbox
  * and in a plain GraalJS context, and the two answers must be equal.
  */
+@Tag("slow")
 class JsonStringifyTest {
   private static PolyglotSandbox sandbox;
 

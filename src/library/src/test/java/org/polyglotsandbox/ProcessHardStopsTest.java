@@ -60,7 +60,10 @@ class ProcessHardStopsTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "JAVASCRIPT | (3n ** (10n ** 8n)) > 0n",
-      "PYTHON     | int('f' * 3000000, 16) > 0"})
+      "JAVASCRIPT | String(1n << 100000000n).length",
+      "PYTHON     | int('f' * 3000000, 16) > 0",
+      "PYTHON     | 10 ** 10 ** 8 > 0",
+      "PYTHON     | len(list(__import__('itertools').product(range(100), repeat=6)))"})
   void uncancellableBuiltin_isKilledPastItsCap_andTheNextRunSucceeds(Language language, String code) {
     ExecutionResult r = sandbox.run(language, code);
     assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.LIMIT_EXCEEDED);

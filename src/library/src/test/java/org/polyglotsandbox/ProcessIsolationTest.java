@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.PolyglotSandbox.Isolation;
@@ -17,6 +18,7 @@ import org.polyglotsandbox.PolyglotSandbox.Isolation;
  * A sandbox with process isolation does what an in-process one does, with the embedder's code unchanged:
  * values, output, output listeners, tools run on the host, audit events, files in and out, and errors.
  */
+@Tag("slow")
 class ProcessIsolationTest {
   private static final List<AuditEvent> audited = new CopyOnWriteArrayList<>();
   private static final List<Tool.Call> calls = new CopyOnWriteArrayList<>();

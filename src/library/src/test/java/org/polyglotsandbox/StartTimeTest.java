@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code setupTime} and bounded by the start timeout, past which the run fails with
  * {@link RejectedExecutionException} and its guest never runs.
  */
+@Tag("slow")
 class StartTimeTest {
   /**
    * The guest's wall time: long enough for its own work (a tool call) on a loaded machine, shorter than

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.polyglotsandbox.ExecutionResult;
@@ -34,6 +35,7 @@ import org.polyglotsandbox.Script;
  * // denied: operation-id [target]   (any number)
  * </pre>
  */
+@Tag("slow")
 class GuestSamplesTest {
   private static final Path SAMPLES = Path.of("guest-samples");
   private static final Map<Language, PolyglotSandbox> SANDBOXES = new EnumMap<>(Language.class);

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.Language;
@@ -32,6 +33,7 @@ import org.polyglotsandbox.SandboxEvent;
  * description names, and reads a mounted file ({@link ProgramFromDescription}); the program runs as
  * written, in each language, and the model answers from its value.
  */
+@Tag("slow")
 class FirstContactTest {
   interface Agent {
     String chat(@MemoryId String user, @UserMessage String question);

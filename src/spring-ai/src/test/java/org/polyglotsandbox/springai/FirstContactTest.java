@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.Language;
@@ -29,6 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
  * the error class the description names, and reads a mounted file ({@link ProgramFromDescription}); the
  * program runs as written, in each language, and the model answers from its value.
  */
+@Tag("slow")
 class FirstContactTest {
   private static final String PRICE_SCHEMA = """
       {"type": "object", "properties": {"product": {"type": "string", "description": "the product's name"}},

@@ -10,6 +10,7 @@ import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.io.IOAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.polyglotsandbox.ExecutionResult;
@@ -23,6 +24,7 @@ import org.polyglotsandbox.PolyglotSandbox;
  * and GraalPy's own give: the same values, the same errors, and the same conversions of their arguments in
  * the same order. Each case runs in a sandbox and in a plain context, and the two answers must be equal.
  */
+@Tag("slow")
 class BoundedBuiltinsTest {
   private static PolyglotSandbox sandbox;
   private static Engine plainEngine;

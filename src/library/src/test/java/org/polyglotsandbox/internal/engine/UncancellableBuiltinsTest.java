@@ -13,6 +13,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
@@ -27,6 +28,7 @@ import org.polyglotsandbox.RunThreads;
  * a stopped run's thread far past its cap (and got it abandoned): the run must end at once with the
  * language's own error naming the value and the bound, and its thread must be back, not abandoned.
  */
+@Tag("slow")
 class UncancellableBuiltinsTest {
   /**
    * Enough for a machine at load 6 on two cores to reach the call (the JavaScript normalize attack builds
