@@ -43,7 +43,8 @@ import org.polyglotsandbox.PolyglotSandbox;
  * <p>Six trials, about 12 minutes on 2 cores: {@link #latency} 60 x 1 s warm-up (back to back) and 5 x 4 s
  * measurement, {@link #throughput} 60 x 2 s warm-up and 5 x 2 s. The warm-ups are long because each
  * worker is a JVM of its own that compiles the sandbox's path for itself, with half the runs: with 20 s
- * of warm-up two workers were still getting faster in every measurement iteration (RESULTS.md). {@code -p design=PROCESS} runs one design,
+ * of warm-up two workers were still getting faster in every measurement iteration (docs/performance.md).
+ * {@code -p design=PROCESS} runs one design,
  * {@code -p language=PYTHON} Python's task B, {@code -p source=SAME} the same text each time.
  */
 @Fork(1) // inherits the JIT flags benchmarks/run starts JMH with; each trial checks the runtime, the workers' too
