@@ -32,7 +32,8 @@ final class IsolationOption {
 
   /** Help text of {@code --weak-wall}, shared by the commands that take it. */
   static final String WEAK_WALL_HELP = "With --isolation process: where the OS cannot give the whole wall"
-      + " (bubblewrap namespaces, seccomp filter, rlimits), run the workers as plain child JVMs with rlimits"
+      + " (bubblewrap namespaces, seccomp filter, rlimits), run the workers as child JVMs without namespaces"
+      + " (rlimits, heap caps, the seccomp filter where it loads)"
       + " instead of refusing to start.";
 
   /** Help text of {@code --workers}. */
@@ -79,7 +80,7 @@ final class IsolationOption {
           + " sandbox's own layers";
     }
     return "process: guest code runs in worker JVMs behind the OS wall (bubblewrap namespaces, seccomp filter, rlimits; cgroups where the host allows)"
-        + (isolation.acceptsWeakWall() ? ", or plain child JVMs with rlimits where the host cannot give the wall"
+        + (isolation.acceptsWeakWall() ? ", or child JVMs without namespaces where the host cannot give the wall"
             : "; refused where the host cannot give the wall");
   }
 

@@ -82,7 +82,7 @@ class IsolationOptionTest {
     assertThat(isolation.get("mode").asText()).isEqualTo("process");
     assertThat(isolation.get("weakWallAccepted").asBoolean()).isTrue();
     assertThat(isolation.get("description").asText())
-        .endsWith(", or plain child JVMs with rlimits where the host cannot give the wall");
+        .endsWith(", or child JVMs without namespaces where the host cannot give the wall");
   }
 
   @Test
@@ -92,7 +92,7 @@ class IsolationOptionTest {
     String probe = oneLine(CliRun.of("probe", "--help"));
 
     assertThat(run).contains("--isolation=process|in-process", "in-process (the default: in this JVM)",
-        "stderr names the wall", "--weak-wall", "plain child JVMs with rlimits").doesNotContain("--workers");
+        "stderr names the wall", "--weak-wall", "child JVMs without namespaces").doesNotContain("--workers");
     assertThat(mcp).contains("--isolation=process|in-process",
         "Default: process where the OS gives the wall, else in-process", "--workers=N", "1 to 256", "--weak-wall");
     assertThat(probe).contains("--isolation=process|in-process", "attacks the OS wall", "--weak-wall");

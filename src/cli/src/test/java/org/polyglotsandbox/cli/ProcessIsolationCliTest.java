@@ -113,7 +113,7 @@ class ProcessIsolationCliTest {
     assertThat(weak.status()).as(weak.toString()).isZero();
     assertThat(JSON.readTree(weak.out()).get("value").asInt()).isEqualTo(42);
     assertThat(weak.err()).contains("sandbox run: process isolation: 1 worker JVM (+0 spare), 512 MiB heap each, in"
-        + " weak: a plain child JVM with rlimits (");
+        + " weak: a child JVM without namespaces, with rlimits, heap caps, the seccomp filter where it loads");
   }
 
   @Test

@@ -94,8 +94,10 @@ final class WorkerLauncher implements AutoCloseable {
     long tasks = report.cgroupPids() ? MAX_TASKS : 0;
     WallSpec spec = new WallSpec(command.javaHome(), readOnly, Map.of("LANG", "C.UTF-8"), MAX_OPEN_FILES,
         MAX_FILE_BYTES, memory, tasks, !full);
-    String wall = full ? "bubblewrap namespaces, seccomp filter, rlimits" + (memory > 0 ? ", memory cgroup" : "")
-        + (tasks > 0 ? ", pids cgroup" : "") : "weak: a plain child JVM with rlimits (" + report.missing() + ")";
+    String cgroups = (memory > 0 ? ", memory cgroup" : "") + (tasks > 0 ? ", pids cgroup" : "");
+    String wall = full ? "bubblewrap namespaces, seccomp filter, rlimits" + cgroups
+        : "weak: a child JVM without namespaces, with rlimits, heap caps, the seccomp filter where it loads"
+            + cgroups + " (" + report.missing() + ")";
     return new WorkerLauncher(command, spec, wall);
   }
 
