@@ -3,7 +3,7 @@
 # stdout-contains: total: 403.45
 # Run: bin/sandbox run guest-samples/csv_total.py --policy guest-samples/policy.json
 # An agent sends this file as run_python's code: AiServicesAgentTest (src/langchain4j) and ChatClientAgentTest
-# (src/spring-ai), csvTotal_theAnswerCarriesTheValueThePythonComputed (README, "Agent frameworks").
+# (src/spring-ai), csvTotal_theAnswerCarriesTheValueThePythonComputed (docs/spring-ai.md and docs/langchain4j.md, "The example agent").
 import csv
 
 with open('/data/sales.csv', newline='') as f:

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * Python guest runs in {@code C}, both in UTC with English names of days and months, as on any other
  * server. Before the fix, GraalJS's {@code Intl} and GraalPy's {@code locale} answered
  * {@code de-DE} and formatted {@code 1.234.567,5}. GraalPy's {@code format(x, 'n')} still follows the
- * JVM's default locale (README, Known limits), so it is not checked here.
+ * JVM's default locale (docs/limits.md, Locale), so it is not checked here.
  */
 @Tag("slow")
 class GuestLocaleForkedTest {

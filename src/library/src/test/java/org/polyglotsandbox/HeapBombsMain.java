@@ -103,7 +103,7 @@ public final class HeapBombsMain {
       }));
     }
     // From here on this (the main) thread may meet the host's OutOfMemoryError like any other host thread
-    // (eight bombs can run the heap out: README, Known limits). Every step is inside one retry loop, and each
+    // (eight bombs can run the heap out: docs/limits.md). Every step is inside one retry loop, and each
     // can be taken again: an allocation anywhere (an iterator, a lambda, a string, a println) may meet the
     // error, and CI on d028336 saw the main thread die of one outside the steps that were tried again.
     ExecutionResult[] after = new ExecutionResult[2];

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * JVM on purpose: by then the bombs' loops are compiled and eight of them allocate over a gigabyte a
  * second, the hardest case measured (RESULTS.md, 2026-12-02 evening and 2026-12-03). Stopping them before
  * the heap runs out is what the guard usually achieves there but cannot promise on a busy machine
- * (README, Known limits; CI on 272960c saw it run out once, in {@code py-bytes:8}), so what is asserted
+ * (docs/limits.md; CI on 272960c saw it run out once, in {@code py-bytes:8}), so what is asserted
  * for them is the way back, as {@link EightHeapBombsSoakTest} does from a cold JVM: a good task
  * whose thread met the error ends {@code LIMIT_EXCEEDED memory}, a host thread that met it says so and goes
  * on, and nothing else goes wrong. The number of errors the JVM reported is printed.

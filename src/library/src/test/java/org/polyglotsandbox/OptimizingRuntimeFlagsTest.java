@@ -44,7 +44,7 @@ class OptimizingRuntimeFlagsTest {
 
   @Test
   void theFlagsFromACopiedJarDirectory_work_asTheReadmesMavenSnippetMakesIt(@TempDir Path dir) throws Exception {
-    // What the README's dependency-plugin execution makes: the four jars in one directory of the build.
+    // What the dependency-plugin execution of docs/getting-started.md makes: the four jars in one directory of the build.
     Path jit = Files.createDirectories(dir.resolve("graal-jit"));
     for (String flag : printedFlags()) {
       if (flag.startsWith("--upgrade-module-path=")) {

@@ -43,7 +43,7 @@ class ProcessHardStopsTest {
     sandbox.close();
   }
 
-  /** The deep-recursion bomb that in-process can go seconds past its CPU cap (README, Known limits). */
+  /** The deep-recursion bomb that in-process can go seconds past its CPU cap (docs/limits.md). */
   @Test
   void repeatedStackOverflow_endsWithinTheCpuCapPlusOneSecond_twentyTimesInTwenty() {
     String bomb = "function f(n) { return f(n + 1) + 1; } for (;;) { try { f(0); } catch (e) { } }";

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Python's {@code time.sleep} is the process shield's (GraalPy's own was seen charging a sleeping guest
- * 100-138 MB and 250-370 ms of CPU for thread-local actions in a 2 s sleep, README, Known limits): it
+ * 100-138 MB and 250-370 ms of CPU for thread-local actions in a 2 s sleep, docs/limits.md): it
  * sleeps as long as asked, costs the guest almost no CPU, refuses what CPython refuses, and a run's
  * deadline still stops it.
  */

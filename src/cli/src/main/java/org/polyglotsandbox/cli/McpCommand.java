@@ -55,7 +55,7 @@ final class McpCommand implements Callable<Integer> {
 
   @Option(names = "--http", paramLabel = "[HOST:]PORT",
       description = {"Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to",
-          "127.0.0.1 (loopback). Plain HTTP without authentication: see the README before binding elsewhere."})
+          "127.0.0.1 (loopback). Plain HTTP without authentication: see docs/mcp-server.md before binding elsewhere."})
   private String http;
 
   @Option(names = "--expose-tools",

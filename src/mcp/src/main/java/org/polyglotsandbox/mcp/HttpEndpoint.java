@@ -42,7 +42,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * {@code HttpServletStreamableServerTransportProvider}, behind a filter that passes every POSTed message
  * through the same check as stdio (tags {@code tools/call}, turns {@code notifications/cancelled} into a
  * cancelled run) and cancels a session's runs when the client deletes the session. Plain HTTP: put it
- * behind a TLS-terminating, authenticating proxy to serve anything but loopback (README).
+ * behind a TLS-terminating, authenticating proxy to serve anything but loopback ({@code docs/mcp-server.md}, "Over HTTP").
  */
 public final class HttpEndpoint implements AutoCloseable {
   private static final String SESSION_HEADER = "Mcp-Session-Id";

@@ -93,7 +93,7 @@ public final class OptimizingRuntime {
           + " (jar" + (missing.size() > 1 ? "s" : "") + "), not found on the class or module path nor in "
           + String.join(", ", searched(places))
           + "; fetch them with your build (for Maven: mvn dependency:get -Dartifact=GROUP:ARTIFACT:" + version
-          + ", or the README's dependency-plugin snippet) or name their directory as an argument");
+          + ", or the dependency-plugin snippet in docs/getting-started.md) or name their directory as an argument");
     }
     List<String> jars = new ArrayList<>();
     ORDER.forEach(m -> jars.add(found.get(m).toString()));
@@ -121,7 +121,7 @@ public final class OptimizingRuntime {
   /** The warning's text. */
   static String warning() {
     return "guest code runs in GraalVM's fallback interpreter, 15-35x slower, because this JVM was started"
-        + " without the optimizing runtime's flags; " + printCommand() + " prints them (or see the README,"
+        + " without the optimizing runtime's flags; " + printCommand() + " prints them (or see docs/getting-started.md,"
         + " 'Fast guests'); -D" + SILENCE_PROPERTY + "=false silences this warning";
   }
 

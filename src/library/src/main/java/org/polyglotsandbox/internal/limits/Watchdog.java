@@ -267,7 +267,7 @@ public final class Watchdog implements AutoCloseable {
   private static void failed(Throwable e) {
     try {
       if (e instanceof OutOfMemoryError) {
-        // A guest's single huge allocation can fill the heap for a moment (README, Known limits); the
+        // A guest's single huge allocation can fill the heap for a moment (docs/limits.md, 'A single huge allocation'); the
         // check runs again on the next tick, once that memory is garbage.
         System.getLogger("org.polyglotsandbox").log(System.Logger.Level.WARNING,
             "a resource check ran out of host heap; it runs again on the next tick");

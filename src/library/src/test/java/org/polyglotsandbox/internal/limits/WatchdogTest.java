@@ -65,7 +65,7 @@ class WatchdogTest {
 
   /**
    * A guest stopped by its CPU cap 1 s in, under a 60 s wall time, that ignores the cancellation (a
-   * JavaScript stack overflow unwinding through deoptimising frames, README Known limits) is abandoned 5 s
+   * JavaScript stack overflow unwinding through deoptimising frames, docs/limits.md) is abandoned 5 s
    * after the stop, not 5 s after its deadline, so its caller waits about 6 s, not 65 s.
    */
   @Test
