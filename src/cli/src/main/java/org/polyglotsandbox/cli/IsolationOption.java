@@ -4,10 +4,10 @@ import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import picocli.CommandLine;
 
 /**
- * {@code --isolation process|in-process}, {@code --weak-wall} and {@code --workers N} of {@code run},
- * {@code probe}, {@code mcp} and {@code policy explain}: where guest code runs, checked before anything is
- * opened so that a bad combination exits 2 naming it. Each command declares {@code --isolation} itself,
- * because each has its own default.
+ * {@code --isolation process|in-process} and {@code --weak-wall} of {@code run}, {@code probe}, {@code mcp}
+ * and {@code policy explain}, and {@code --workers N}, which only {@code mcp} takes (the others use one
+ * worker): where guest code runs, checked before anything is opened so that a bad combination exits 2
+ * naming it. Each command declares {@code --isolation} itself, because each has its own default.
  */
 final class IsolationOption {
   private IsolationOption() {}

@@ -25,8 +25,9 @@ import picocli.CommandLine;
  * project if needed and starts this class with the optimizing runtime's JVM flags.
  *
  * <p>Exit status: 0 the program finished, 1 guest or syntax error, 2 bad usage or policy, 3 a limit
- * was exceeded, 4 the output boundary rejected the result or an output file, 5 internal error, 6 cancelled. Diagnostics go to
- * stderr; with {@code --json} stdout holds exactly one JSON object whenever the program ran.
+ * was exceeded, 4 the output boundary rejected the result or an output file, 5 internal error or the
+ * sandbox could not start, 6 the run was cancelled. Diagnostics go to stderr; with {@code --json} stdout
+ * holds exactly one JSON object whenever the program ran.
  */
 @Command(name = "sandbox",
     mixinStandardHelpOptions = true,
@@ -40,7 +41,8 @@ import picocli.CommandLine;
         " 2:bad usage, missing file or bad policy",
         " 3:a limit was exceeded",
         " 4:the output boundary rejected the result or an output file",
-        " 5:internal error in the sandbox"},
+        " 5:internal error, or the sandbox could not start",
+        " 6:the run was cancelled (the command was interrupted)"},
     footer = "%nPolicy file syntax: docs/policy-file.md")
 public final class SandboxCli implements Callable<Integer> {
   /** This project's version; {@code SandboxCliTest} checks it against pom.xml. */

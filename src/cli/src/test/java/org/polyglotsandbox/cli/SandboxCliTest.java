@@ -488,6 +488,21 @@ class SandboxCliTest {
   }
 
   @Test
+  void topLevelAndRunHelp_listEveryExitStatusARunCanEndWith() {
+    for (String[] args : new String[][] {{"--help"}, {"run", "--help"}}) {
+      CliRun r = CliRun.of(args);
+
+      assertThat(r.status()).as(r.toString()).isZero();
+      assertThat(r.out()).contains("Exit status:");
+      String statuses = r.out().substring(r.out().indexOf("Exit status:"));
+      for (ExitStatus s : ExitStatus.values()) {
+        assertThat(statuses).as("'sandbox %s' lists %s", String.join(" ", args), s)
+            .containsPattern("(?m)^\\s*" + s.code() + " {3}\\S");
+      }
+    }
+  }
+
+  @Test
   void noCommand_printsUsage_exitsTwo() {
     CliRun r = CliRun.of();
 
