@@ -1058,9 +1058,9 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
 
       /**
-       * Accepts a weaker wall where the full one is unavailable: a plain child JVM with resource limits
-       * (open files, file size, no core dumps) and the JVM's caps, without namespaces or the seccomp filter.
-       * The policy's report and the model description then say so.
+       * Accepts a weaker wall where the full one is unavailable: a child JVM without namespaces, with resource
+       * limits (open files, file size, no core dumps), the JVM's caps, and the seccomp filter where the JDK
+       * and kernel let it load. The policy's report and the model description then say so.
        */
       public Builder weakWall() {
         this.weakWall = true;
