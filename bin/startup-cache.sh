@@ -4,12 +4,14 @@
 # Graal compiler jars go on the plain --module-path: the JVM refuses an AOT cache with --upgrade-module-path),
 # and per language an AOT cache (classes loaded and linked, method profiles) recorded by running a small
 # trusted program through the CLI itself with the same JVM flags. Everything lives under
-# $SANDBOX_STARTUP_DIR (default src/cli/target/startup), so `mvn clean` removes it.
+# $SANDBOX_STARTUP_DIR, by default src/cli/target/startup in a clone (so `mvn clean` removes it) and, in
+# the unpacked distribution, $XDG_CACHE_HOME (else ~/.cache) /polyglot-sandbox/startup/DIRNAME-HASH, a
+# directory per unpack location (DIRNAME names the version), never the unpacked directory itself.
 #
 # Never stale: a cache is used only under the key it was made with, a SHA-256 over this file and
 # bin/sandbox, the JDK (its release file, lib/modules and libjvm), the JVM flags, every class-path jar
-# and JIT jar (path, size, modification time) and every class file of the library, MCP and CLI modules
-# (path, size, modification time). A build that changes any of them makes a new key; the old caches are
+# and JIT jar (path, size, modification time) and every class file of the class path's directories, the
+# library, MCP and CLI modules' in a clone (path, size, modification time). A build that changes any of them makes a new key; the old caches are
 # deleted when the new one is made. `mcp --http` runs with other JVM flags than the rest (C2 on), so its
 # caches are kept apart (app-server-*, app-job-*) and only a profile's own old ones are deleted.
 # The JVM checks the jars' sizes and times again itself.
@@ -67,15 +69,15 @@ startup_cache_keys() {
   build=$( { echo "startup-cache v1 jdk $jdk"
     sha256sum "$here/sandbox" "$here/startup-cache.sh" | cut -c1-64
     printf '%s\n' "$flags"
-    tr ':' '\n' <"$target/runtime-classpath.txt" | while IFS= read -r entry || [ -n "$entry" ]; do
+    tr ':' '\n' <<<"$classpath" | while IFS= read -r entry || [ -n "$entry" ]; do
       if [ -d "$entry" ]; then
+        echo "directory $entry"
         (cd "$entry" && find . -type f -printf '%p %s %T@\n' | LC_ALL=C sort)
       elif [ -n "$entry" ]; then
         stat -L -c '%n %s %Y' "$entry" 2>/dev/null || echo "missing $entry"
       fi
     done
-    (cd "$target/classes" && find . -type f -printf '%p %s %T@\n' | LC_ALL=C sort)
-    stat -L -c '%n %s %Y' "$target/jit"/*.jar; } | sha256sum | cut -c1-24)
+    stat -L -c '%n %s %Y' "$jit_dir"/*.jar; } | sha256sum | cut -c1-24)
   echo "$build $jdk"
 }
 
@@ -135,7 +137,7 @@ startup_cache_make() {
         entry="$dir/app/classes-$i.jar"
       fi
       printf '%s\n' "$entry" >>"$dir/app/classpath.tmp"
-    done < <(echo "$target/classes"; tr ':' '\n' <"$target/runtime-classpath.txt"; echo)
+    done < <(tr ':' '\n' <<<"$classpath")
     paste -sd: - <"$dir/app/classpath.tmp" >"$dir/app/classpath"
     rm -f "$dir/app/classpath.tmp"
     touch "$dir/app/.complete"
@@ -155,14 +157,15 @@ startup_cache_make() {
 
 # Sets startup_java and startup_args (the JVM flags and class path to exec with) when a cache for the
 # command in "$@" is ready or can be made now; returns 1 (and leaves them unset) otherwise.
-# Needs: JAVA_HOME, here, target, jdk_version, jvm_flags (the usual flags), jit_profile (job or server).
+# Needs: JAVA_HOME, here, classpath (colon-separated), jit_dir, startup_root (the default directory),
+# jdk_version, jvm_flags (the usual flags), jit_profile (job or server).
 startup_cache_prepare() {
   [ "${SANDBOX_STARTUP_CACHE:-}" != 0 ] && [ "$jdk_version" -ge 25 ] || return 1
   local lang
   lang=$(startup_cache_language "$@")
   [ -n "$lang" ] || return 1
   command -v sha256sum >/dev/null 2>&1 || return 1
-  local root="${SANDBOX_STARTUP_DIR:-$target/startup}"
+  local root="${SANDBOX_STARTUP_DIR:-$startup_root}"
   # The usual flags, but the JIT jars on the module path (an AOT cache refuses --upgrade-module-path),
   # and the JVM's own warnings on stderr, never stdout (--json keeps stdout to one JSON object). The
   # AOT messages are off: a cache the JVM cannot use is a slower start, not an error.

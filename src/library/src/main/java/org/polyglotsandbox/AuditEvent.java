@@ -24,11 +24,17 @@ import java.util.Objects;
  * @param event what happened
  * @param attributes the run's attributes the embedder marked as audited ({@link Script#withAuditedAttribute}),
  *     unmodifiable, in the order set; empty if none
+ * @since 0.1.0
  */
 public record AuditEvent(String runId, String label, SandboxEvent event, Map<String, String> attributes) {
-  /** The name of the JDK Flight Recorder event emitted for each audit event. */
+  /**
+   * The name of the JDK Flight Recorder event emitted for each audit event.
+   *
+   * @since 0.1.0
+   */
   public static final String JFR_EVENT_NAME = "org.polyglotsandbox.Audit";
 
+  /** @since 0.1.0 */
   public AuditEvent {
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(label, "label");
@@ -36,12 +42,20 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
     attributes = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(attributes, "attributes")));
   }
 
-  /** An event of a run without audited attributes. */
+  /**
+   * An event of a run without audited attributes.
+   *
+   * @since 0.1.0
+   */
   public AuditEvent(String runId, String label, SandboxEvent event) {
     this(runId, label, event, Map.of());
   }
 
-  /** When it happened. */
+  /**
+   * When it happened.
+   *
+   * @since 0.1.0
+   */
   public Instant time() {
     return event.time();
   }
@@ -49,6 +63,8 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
   /**
    * The operation: the denied one; {@link Operation#LIMIT_EXCEED} for a limit; {@link Operation#TOOL_CALL}
    * for a tool call.
+   *
+   * @since 0.1.0
    */
   public Operation operation() {
     return switch (event) {
@@ -59,7 +75,11 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
     };
   }
 
-  /** What it was aimed at, in guest terms: a guest path, a tool name, a {@link Limit#id()}. Untrusted text. */
+  /**
+   * What it was aimed at, in guest terms: a guest path, a tool name, a {@link Limit#id()}. Untrusted text.
+   *
+   * @since 0.1.0
+   */
   public String target() {
     return switch (event) {
       case SandboxEvent.DeniedOperation d -> d.target();
@@ -69,7 +89,11 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
     };
   }
 
-  /** What the sandbox decided. */
+  /**
+   * What the sandbox decided.
+   *
+   * @since 0.1.0
+   */
   public Verdict verdict() {
     return switch (event) {
       case SandboxEvent.DeniedOperation d -> Verdict.DENIED;
@@ -79,7 +103,11 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
     };
   }
 
-  /** The layer that decided. */
+  /**
+   * The layer that decided.
+   *
+   * @since 0.1.0
+   */
   public Layer layer() {
     return event.layer();
   }
@@ -87,6 +115,8 @@ public record AuditEvent(String runId, String label, SandboxEvent event, Map<Str
   /**
    * More about it, for people: a limit's detail, or a tool call's own verdict, duration and argument
    * size (such as {@code "ok in 3 ms, 17 argument bytes"}); empty for a denial.
+   *
+   * @since 0.1.0
    */
   public String detail() {
     return switch (event) {

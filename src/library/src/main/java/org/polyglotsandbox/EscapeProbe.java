@@ -47,6 +47,8 @@ import org.polyglotsandbox.internal.spi.ProbeSuite;
  * {@link Builder#toolArguments}).
  *
  * <p>{@code bin/sandbox probe} (alias {@code audit}) is the command-line front of this class.
+ *
+ * @since 0.1.0
  */
 public final class EscapeProbe {
   private EscapeProbe() {}
@@ -54,12 +56,18 @@ public final class EscapeProbe {
   /**
    * A probe of {@code policy}, to configure and {@linkplain Builder#run() run}. Default: no tools
    * registered, every language the policy allows, two runs at once.
+   *
+   * @since 0.1.0
    */
   public static Builder of(Policy policy) {
     return new Builder(Objects.requireNonNull(policy, "policy"));
   }
 
-  /** What one probe saw. */
+  /**
+   * What one probe saw.
+   *
+   * @since 0.1.0
+   */
   public enum Observed {
     /** The guest performed the operation, or the host saw it happen. */
     REACHABLE,
@@ -68,7 +76,11 @@ public final class EscapeProbe {
     /** Neither could be shown: no answer, an unexpected answer, or a refusal nothing recorded. */
     INCONCLUSIVE;
 
-    /** A stable name for reports and JSON: {@code reachable}, {@code blocked} or {@code inconclusive}. */
+    /**
+     * A stable name for reports and JSON: {@code reachable}, {@code blocked} or {@code inconclusive}.
+     *
+     * @since 0.1.0
+     */
     public String id() {
       return name().toLowerCase(java.util.Locale.ROOT);
     }
@@ -84,9 +96,11 @@ public final class EscapeProbe {
    * @param intended the verdict the probe holds the sandbox to: the entry's
    * @param evidence what the guest answered or the host saw, in one line of at most a few hundred
    *     characters; guest text, so escape it before printing it to a terminal
+   * @since 0.1.0
    */
   public record Result(String probe, Language language, Operation operation, String target, PolicyReport.Entry entry,
       Verdict intended, Observed observed, String evidence) {
+    /** @since 0.1.0 */
     public Result {
       Objects.requireNonNull(probe, "probe");
       Objects.requireNonNull(language, "language");
@@ -98,21 +112,34 @@ public final class EscapeProbe {
       Objects.requireNonNull(evidence, "evidence");
     }
 
-    /** Whether the observation agrees with the intention: allowed and reachable, or denied and blocked. */
+    /**
+     * Whether the observation agrees with the intention: allowed and reachable, or denied and blocked.
+     *
+     * @since 0.1.0
+     */
     public boolean ok() {
       return observed == Observed.REACHABLE ? intended == Verdict.ALLOWED
           : observed == Observed.BLOCKED && intended == Verdict.DENIED;
     }
   }
 
-  /** One catalogue entry and the results of the probes that tested it, in the order they ran. */
+  /**
+   * One catalogue entry and the results of the probes that tested it, in the order they ran.
+   *
+   * @since 0.1.0
+   */
   public record Row(PolicyReport.Entry entry, List<Result> results) {
+    /** @since 0.1.0 */
     public Row {
       Objects.requireNonNull(entry, "entry");
       results = List.copyOf(results);
     }
 
-    /** What the policy intends for the entry. */
+    /**
+     * What the policy intends for the entry.
+     *
+     * @since 0.1.0
+     */
     public Verdict intended() {
       return entry.verdict();
     }
@@ -120,6 +147,8 @@ public final class EscapeProbe {
     /**
      * What the probes observed, in one word: {@code not probed}, {@code inconclusive} (if any probe
      * was), {@code mixed} (some reachable, some blocked), {@code reachable} or {@code blocked}.
+     *
+     * @since 0.1.0
      */
     public String observed() {
       if (results.isEmpty()) {
@@ -131,7 +160,11 @@ public final class EscapeProbe {
       return inconclusive ? "inconclusive" : reachable && blocked ? "mixed" : reachable ? "reachable" : "blocked";
     }
 
-    /** Whether every probe of the entry is {@linkplain Result#ok() ok}; true when none tested it. */
+    /**
+     * Whether every probe of the entry is {@linkplain Result#ok() ok}; true when none tested it.
+     *
+     * @since 0.1.0
+     */
     public boolean ok() {
       return results.stream().allMatch(Result::ok);
     }
@@ -146,8 +179,10 @@ public final class EscapeProbe {
    * @param target what it aimed at
    * @param refused whether the wall refused it (the only passing verdict)
    * @param evidence what the attack saw
+   * @since 0.1.0
    */
   public record WallAttack(String name, String target, boolean refused, String evidence) {
+    /** @since 0.1.0 */
     public WallAttack {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(target, "target");
@@ -155,7 +190,11 @@ public final class EscapeProbe {
     }
   }
 
-  /** A whole probe's outcome. Immutable. */
+  /**
+   * A whole probe's outcome. Immutable.
+   *
+   * @since 0.1.0
+   */
   public static final class Report {
     private final PolicyReport declared;
     private final List<Row> rows;
@@ -190,7 +229,11 @@ public final class EscapeProbe {
           List.copyOf(wallAttacks));
     }
 
-    /** The catalogue the sandboxes were held to: the policy's {@link Policy#report()}. */
+    /**
+     * The catalogue the sandboxes were held to: the policy's {@link Policy#report()}.
+     *
+     * @since 0.1.0
+     */
     public PolicyReport policyReport() {
       return declared;
     }
@@ -198,6 +241,8 @@ public final class EscapeProbe {
     /**
      * Whether every probe observed what the policy intends (no contradiction, nothing inconclusive), and
      * the wall refused every attack of its family.
+     *
+     * @since 0.1.0
      */
     public boolean passed() {
       return results.stream().allMatch(Result::ok) && wallAttacks.stream().allMatch(WallAttack::refused);
@@ -206,27 +251,45 @@ public final class EscapeProbe {
     /**
      * The operating-system wall's family, in the order the attacks ran: empty unless the probe ran with
      * {@link Builder#isolation} set to process isolation.
+     *
+     * @since 0.1.0
      */
     public List<WallAttack> wallAttacks() {
       return wallAttacks;
     }
 
-    /** The probes that contradict the policy or were inconclusive, in the order they ran. */
+    /**
+     * The probes that contradict the policy or were inconclusive, in the order they ran.
+     *
+     * @since 0.1.0
+     */
     public List<Result> failures() {
       return results.stream().filter(r -> !r.ok()).toList();
     }
 
-    /** Every catalogue entry, in the catalogue's order, with the probes that tested it. */
+    /**
+     * Every catalogue entry, in the catalogue's order, with the probes that tested it.
+     *
+     * @since 0.1.0
+     */
     public List<Row> rows() {
       return rows;
     }
 
-    /** Every probe's result, JavaScript first, each language in the battery's order. */
+    /**
+     * Every probe's result, JavaScript first, each language in the battery's order.
+     *
+     * @since 0.1.0
+     */
     public List<Result> results() {
       return results;
     }
 
-    /** How long the probe took, from the fixtures' creation to the last sandbox's close. */
+    /**
+     * How long the probe took, from the fixtures' creation to the last sandbox's close.
+     *
+     * @since 0.1.0
+     */
     public Duration elapsed() {
       return elapsed;
     }
@@ -236,6 +299,7 @@ public final class EscapeProbe {
      *
      * @throws IllegalStateException if it did not, with one line per failing probe: its name, language,
      *     operation and target, the catalogue entry, what was intended and observed, and the evidence
+     * @since 0.1.0
      */
     public Report requirePassed() {
       List<Result> failures = failures();
@@ -264,6 +328,7 @@ public final class EscapeProbe {
       throw new IllegalStateException(m.toString());
     }
 
+    /** @since 0.1.0 */
     @Override
     public String toString() {
       return "EscapeProbe.Report{probes=" + results.size() + ", failures=" + failures().size()
@@ -283,7 +348,11 @@ public final class EscapeProbe {
     }
   }
 
-  /** Configures and runs an escape probe. Not thread-safe; each {@link #run()} probes afresh. */
+  /**
+   * Configures and runs an escape probe. Not thread-safe; each {@link #run()} probes afresh.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final Policy policy;
     private final Map<String, Tool> tools = new LinkedHashMap<>();
@@ -304,6 +373,7 @@ public final class EscapeProbe {
      * refuse.
      *
      * @throws IllegalArgumentException if a tool of the same name is already registered
+     * @since 0.1.0
      */
     public Builder tool(Tool tool) {
       Objects.requireNonNull(tool, "tool");
@@ -313,7 +383,11 @@ public final class EscapeProbe {
       return this;
     }
 
-    /** Registers each tool, as {@link #tool(Tool)}. */
+    /**
+     * Registers each tool, as {@link #tool(Tool)}.
+     *
+     * @since 0.1.0
+     */
     public Builder tools(Collection<Tool> tools) {
       Objects.requireNonNull(tools, "tools").forEach(this::tool);
       return this;
@@ -325,6 +399,7 @@ public final class EscapeProbe {
      *
      * @throws IllegalArgumentException if {@code languages} is empty or holds a language the policy does
      *     not allow
+     * @since 0.1.0
      */
     public Builder languages(Set<Language> languages) {
       Objects.requireNonNull(languages, "languages");
@@ -347,6 +422,7 @@ public final class EscapeProbe {
      * single-threaded, so two finish the battery in about half the time of one. Default 2.
      *
      * @throws IllegalArgumentException if {@code runs} is not between 1 and 64
+     * @since 0.1.0
      */
     public Builder parallelism(int runs) {
       if (runs < 1 || runs > 64) {
@@ -366,6 +442,7 @@ public final class EscapeProbe {
      *
      * @param arguments plain data (maps, lists, strings, numbers, booleans, null); checked when the probe runs
      * @throws IllegalArgumentException if the policy does not allow {@code tool}
+     * @since 0.1.0
      */
     public Builder toolArguments(String tool, Map<String, ?> arguments) {
       Objects.requireNonNull(tool, "tool");
@@ -384,6 +461,7 @@ public final class EscapeProbe {
      * registered tool the policy does not allow. Names the policy allows are skipped.
      *
      * @throws IllegalArgumentException if a name is not a valid tool name (see {@link Tool#builder})
+     * @since 0.1.0
      */
     public Builder refusedToolNames(Collection<String> names) {
       Objects.requireNonNull(names, "names").forEach(n -> refusedToolNames.add(Tool.checkName(n)));
@@ -397,6 +475,8 @@ public final class EscapeProbe {
      * loopback, reading {@code /etc/shadow}, running {@code /bin/sh}, writing {@code /} or a kernel setting,
      * starting a thousand threads ({@link Report#wallAttacks()}). The guest battery itself runs in process,
      * as it does without this setting. Default: in-process, no wall family.
+     *
+     * @since 0.1.0
      */
     public Builder isolation(PolyglotSandbox.Isolation isolation) {
       this.isolation = Objects.requireNonNull(isolation, "isolation");
@@ -418,6 +498,7 @@ public final class EscapeProbe {
      * @throws IllegalArgumentException if a tool's arguments are not plain data
      * @throws java.util.concurrent.CancellationException if the calling thread is interrupted (the
      *     interrupt status is kept)
+     * @since 0.1.0
      */
     public Report run() {
       for (String name : policy.tools()) {

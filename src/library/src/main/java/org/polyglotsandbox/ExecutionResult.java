@@ -34,6 +34,8 @@ import org.polyglotsandbox.internal.spi.RunRecord;
  * UTF-8, no terminal escape sequences, no control characters but newline and tab, no bidirectional
  * overrides or invisible tag characters ({@link #outputNotes()} says what was changed). The strings
  * inside {@link #value()} are the guest's exact strings: escape them before showing them.
+ *
+ * @since 0.1.0
  */
 public final class ExecutionResult {
   private static final PlainData.Format VALUE_JSON = PlainData.Format.textSafe();
@@ -117,6 +119,8 @@ public final class ExecutionResult {
   /**
    * The run's id, a random UUID: it names the run in {@link AuditEvent}s, in JDK Flight Recorder events
    * and in {@code bin/sandbox}'s audit log.
+   *
+   * @since 0.1.0
    */
   public String runId() {
     return runId;
@@ -126,27 +130,45 @@ public final class ExecutionResult {
    * Output chunks the run's output listener ({@link Script#withOutputListener}) did not get because
    * 1,000 chunks were already waiting for the sandbox's listeners; 0 without a listener. The output
    * itself is whole in {@link #stdout()} and {@link #stderr()}.
+   *
+   * @since 0.1.0
    */
   public long undeliveredOutputChunks() {
     return undeliveredOutputChunks;
   }
 
-  /** The embedder's label for the run ({@link Script#withLabel}), as its audit events carry it; empty if none. */
+  /**
+   * The embedder's label for the run ({@link Script#withLabel}), as its audit events carry it; empty if none.
+   *
+   * @since 0.1.0
+   */
   public String label() {
     return label;
   }
 
-  /** How the run ended. */
+  /**
+   * How the run ended.
+   *
+   * @since 0.1.0
+   */
   public Outcome outcome() {
     return outcome;
   }
 
-  /** Whether the run ended {@link Outcome#OK}. */
+  /**
+   * Whether the run ended {@link Outcome#OK}.
+   *
+   * @since 0.1.0
+   */
   public boolean isOk() {
     return outcome == Outcome.OK;
   }
 
-  /** The limit that stopped the run, present exactly when the outcome is {@link Outcome#LIMIT_EXCEEDED}. */
+  /**
+   * The limit that stopped the run, present exactly when the outcome is {@link Outcome#LIMIT_EXCEEDED}.
+   *
+   * @since 0.1.0
+   */
   public Optional<Limit> limit() {
     return Optional.ofNullable(limit);
   }
@@ -155,6 +177,8 @@ public final class ExecutionResult {
    * Why the output boundary refused the run's output, present exactly when the outcome is
    * {@link Outcome#OUTPUT_REJECTED}: the reason, the path (such as {@code $.rows[3].price}, or a
    * declared output file's guest path) and the cap involved.
+   *
+   * @since 0.1.0
    */
   public Optional<SandboxEvent.OutputRejected> outputRejection() {
     return Optional.ofNullable(rejection);
@@ -164,6 +188,8 @@ public final class ExecutionResult {
    * The value of the program's last expression as plain, immutable Java data (untrusted), or {@code null}
    * when there is none or the run did not end {@link Outcome#OK}. Guest functions are left out. Its
    * strings are exactly the guest's, not sanitised.
+   *
+   * @since 0.1.0
    */
   public Object value() {
     return value;
@@ -175,6 +201,8 @@ public final class ExecutionResult {
    * and invisible characters, surrogates) is a {@code \}{@code uXXXX} escape, so the line is safe to
    * print or log as it is. Still untrusted data: the strings are the guest's. {@code "null"} when there
    * is no value.
+   *
+   * @since 0.1.0
    */
   public String valueAsJson() {
     return PlainData.toJson(value, VALUE_JSON);
@@ -185,6 +213,8 @@ public final class ExecutionResult {
    * The error as guest code would describe it, such as {@code "TypeError: x is not a function"}
    * (untrusted text, sanitised); empty when the outcome is {@link Outcome#OK}. Never a host stack trace
    * or host class name. For {@link Outcome#OUTPUT_REJECTED}, {@code "output rejected: $.path: detail"}.
+   *
+   * @since 0.1.0
    */
   public Optional<String> errorMessage() {
     return Optional.ofNullable(errorMessage);
@@ -193,12 +223,18 @@ public final class ExecutionResult {
   /**
    * The guest frames of the error, innermost first, such as {@code "main.py:3 (f)"} (untrusted,
    * sanitised); may be empty.
+   *
+   * @since 0.1.0
    */
   public List<String> guestStackTrace() {
     return guestStackTrace;
   }
 
-  /** The status the guest passed to {@code exit}/{@code sys.exit}, if it exited that way. */
+  /**
+   * The status the guest passed to {@code exit}/{@code sys.exit}, if it exited that way.
+   *
+   * @since 0.1.0
+   */
   public OptionalInt exitStatus() {
     return exitStatus == null ? OptionalInt.empty() : OptionalInt.of(exitStatus);
   }
@@ -206,17 +242,27 @@ public final class ExecutionResult {
   /**
    * What the guest wrote to stdout (untrusted): at most the output limit, decoded as UTF-8 and
    * sanitised as described above; {@link #outputNotes()} says what was cut or changed.
+   *
+   * @since 0.1.0
    */
   public String stdout() {
     return stdout;
   }
 
-  /** What the guest wrote to stderr (untrusted), capped and sanitised like {@link #stdout()}. */
+  /**
+   * What the guest wrote to stderr (untrusted), capped and sanitised like {@link #stdout()}.
+   *
+   * @since 0.1.0
+   */
   public String stderr() {
     return stderr;
   }
 
-  /** What the output boundary cut from or changed in stdout, stderr and the error message. */
+  /**
+   * What the output boundary cut from or changed in stdout, stderr and the error message.
+   *
+   * @since 0.1.0
+   */
   public OutputNotes outputNotes() {
     return notes;
   }
@@ -225,12 +271,18 @@ public final class ExecutionResult {
    * The declared output files ({@link Script#withOutputFiles}) the guest left, by guest path in the
    * order declared (untrusted content). Present whatever the outcome, except those the boundary
    * rejected; a failed run's files may be partial.
+   *
+   * @since 0.1.0
    */
   public Map<String, OutputFile> outputFiles() {
     return outputFiles;
   }
 
-  /** The declared output files that were not there when the guest finished. */
+  /**
+   * The declared output files that were not there when the guest finished.
+   *
+   * @since 0.1.0
+   */
   public List<String> missingOutputFiles() {
     return missingOutputFiles;
   }
@@ -243,6 +295,7 @@ public final class ExecutionResult {
    * @return the host files written, in the order declared
    * @throws FileAlreadyExistsException if a target exists (nothing is written then)
    * @throws IOException as {@link OutputFile#writeTo}
+   * @since 0.1.0
    */
   public List<Path> writeOutputFiles(Path directory) throws IOException {
     Objects.requireNonNull(directory, "directory");
@@ -274,6 +327,8 @@ public final class ExecutionResult {
   /**
    * This result as text to put in a language model's context, at most 16,384 characters; see
    * {@link #toModelText(int)}.
+   *
+   * @since 0.1.0
    */
   public String toModelText() {
     return toModelText(ModelText.DEFAULT_MAX_CHARS);
@@ -291,6 +346,7 @@ public final class ExecutionResult {
    *
    * @param maxChars at least 1,000
    * @throws IllegalArgumentException if {@code maxChars} is below 1,000
+   * @since 0.1.0
    */
   public String toModelText(int maxChars) {
     Map<String, Integer> files = new LinkedHashMap<>();
@@ -301,7 +357,11 @@ public final class ExecutionResult {
         notes.describe(), files, missingOutputFiles), maxChars);
   }
 
-  /** What the run consumed. */
+  /**
+   * What the run consumed.
+   *
+   * @since 0.1.0
+   */
   public Usage usage() {
     return usage;
   }
@@ -309,12 +369,18 @@ public final class ExecutionResult {
   /**
    * Denied operations, tripped limits and tool calls, in order: at most 1,000, plus the limit that
    * ended the run; see {@link #droppedEvents()}.
+   *
+   * @since 0.1.0
    */
   public List<SandboxEvent> events() {
     return events;
   }
 
-  /** {@link #events()} as audit events of this run, with its audited attributes. */
+  /**
+   * {@link #events()} as audit events of this run, with its audited attributes.
+   *
+   * @since 0.1.0
+   */
   public List<AuditEvent> auditEvents() {
     return events.stream().map(e -> new AuditEvent(runId, label, e, auditedAttributes)).toList();
   }
@@ -322,6 +388,8 @@ public final class ExecutionResult {
   /**
    * Events the run produced beyond the 1,000 it keeps: counted, but in neither {@link #events()}, the
    * audit listener nor JDK Flight Recorder.
+   *
+   * @since 0.1.0
    */
   public int droppedEvents() {
     return droppedEvents;
@@ -331,12 +399,18 @@ public final class ExecutionResult {
    * Events of this run, in {@link #events()}, that the {@link PolyglotSandbox.Builder#auditListener}
    * will not get because its queue was full when they happened (a listener slower than the guests);
    * {@link PolyglotSandbox#undeliveredAuditEvents()} counts them over all runs. Always 0 without a listener.
+   *
+   * @since 0.1.0
    */
   public int undeliveredAuditEvents() {
     return undeliveredAuditEvents;
   }
 
-  /** The denied-operation events only. */
+  /**
+   * The denied-operation events only.
+   *
+   * @since 0.1.0
+   */
   public List<SandboxEvent.DeniedOperation> deniedOperations() {
     return events.stream()
         .filter(SandboxEvent.DeniedOperation.class::isInstance)
@@ -344,6 +418,7 @@ public final class ExecutionResult {
         .toList();
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     return "ExecutionResult{" + outcome + (limit == null ? "" : "(" + limit.id() + ")")
@@ -373,9 +448,11 @@ public final class ExecutionResult {
    *     and for a thread
    * @param setupTime the sandbox's own work before the program: making its context (or taking one from
    *     the warm pool, which costs next to nothing), copying the mounts in and binding the inputs
+   * @since 0.1.0
    */
   public record Usage(Duration wallTime, Duration cpuTime, long allocatedBytes, OptionalLong statements,
       long outputBytes, long fileBytes, long files, Duration queueTime, Duration setupTime) {
+    /** @since 0.1.0 */
     public Usage {
       Objects.requireNonNull(wallTime, "wallTime");
       Objects.requireNonNull(cpuTime, "cpuTime");
@@ -394,23 +471,38 @@ public final class ExecutionResult {
    * and tab, and no invisible character that reorders or hides text (bidirectional overrides, tag
    * characters). These notes say how much of that happened, so that an embedder, or a model reading
    * {@link ExecutionResult#toModelText()}, knows the text is not exactly what the guest wrote.
+   *
+   * @since 0.1.0
    */
   public record OutputNotes(Changes stdout, Changes stderr, Changes errorMessage) {
-    /** Notes for a run whose text needed no change. */
+    /**
+     * Notes for a run whose text needed no change.
+     *
+     * @since 0.1.0
+     */
     public static final OutputNotes NONE = new OutputNotes(Changes.NONE, Changes.NONE, Changes.NONE);
 
+    /** @since 0.1.0 */
     public OutputNotes {
       Objects.requireNonNull(stdout, "stdout");
       Objects.requireNonNull(stderr, "stderr");
       Objects.requireNonNull(errorMessage, "errorMessage");
     }
 
-    /** Whether every piece of guest text arrived whole and unchanged. */
+    /**
+     * Whether every piece of guest text arrived whole and unchanged.
+     *
+     * @since 0.1.0
+     */
     public boolean isEmpty() {
       return stdout.isEmpty() && stderr.isEmpty() && errorMessage.isEmpty();
     }
 
-    /** One line per changed piece of text, such as {@code "stdout: 2 terminal escape sequences removed"}. */
+    /**
+     * One line per changed piece of text, such as {@code "stdout: 2 terminal escape sequences removed"}.
+     *
+     * @since 0.1.0
+     */
     public List<String> describe() {
       List<String> out = new ArrayList<>();
       if (!stdout.isEmpty()) {
@@ -434,12 +526,18 @@ public final class ExecutionResult {
      *     U+2028, U+2029)
      * @param invalidSequencesReplaced malformed UTF-8 sequences and lone surrogates replaced by U+FFFD
      * @param invisibleCharactersRemoved bidirectional controls, zero-width and tag characters removed
+     * @since 0.1.0
      */
     public record Changes(long bytesDropped, int escapeSequencesRemoved, int controlCharactersReplaced,
         int invalidSequencesReplaced, int invisibleCharactersRemoved) {
-      /** No change. */
+      /**
+       * No change.
+       *
+       * @since 0.1.0
+       */
       public static final Changes NONE = new Changes(0, 0, 0, 0, 0);
 
+      /** @since 0.1.0 */
       public Changes {
         if (bytesDropped < 0 || escapeSequencesRemoved < 0 || controlCharactersReplaced < 0
             || invalidSequencesReplaced < 0 || invisibleCharactersRemoved < 0) {
@@ -447,13 +545,21 @@ public final class ExecutionResult {
         }
       }
 
-      /** Whether the text arrived whole and unchanged. */
+      /**
+       * Whether the text arrived whole and unchanged.
+       *
+       * @since 0.1.0
+       */
       public boolean isEmpty() {
         return bytesDropped == 0 && escapeSequencesRemoved == 0 && controlCharactersReplaced == 0
             && invalidSequencesReplaced == 0 && invisibleCharactersRemoved == 0;
       }
 
-      /** The changes in words, such as {@code "120 bytes cut at the output limit, 1 control character replaced"}. */
+      /**
+       * The changes in words, such as {@code "120 bytes cut at the output limit, 1 control character replaced"}.
+       *
+       * @since 0.1.0
+       */
       public String describe() {
         List<String> parts = new ArrayList<>();
         if (bytesDropped > 0) {
@@ -480,6 +586,8 @@ public final class ExecutionResult {
    *
    * <p>The sandbox never writes it to the host by itself. {@link #writeTo(Path)} does, when the
    * embedder asks, inside a directory the embedder names, and nowhere else.
+   *
+   * @since 0.1.0
    */
   public static final class OutputFile {
     private final String guestPath;
@@ -490,17 +598,29 @@ public final class ExecutionResult {
       this.bytes = bytes.clone();
     }
 
-    /** The declared guest path, such as {@code /out/report.csv}. */
+    /**
+     * The declared guest path, such as {@code /out/report.csv}.
+     *
+     * @since 0.1.0
+     */
     public String guestPath() {
       return guestPath;
     }
 
-    /** The file's size in bytes. */
+    /**
+     * The file's size in bytes.
+     *
+     * @since 0.1.0
+     */
     public int size() {
       return bytes.length;
     }
 
-    /** A copy of the file's content (untrusted). */
+    /**
+     * A copy of the file's content (untrusted).
+     *
+     * @since 0.1.0
+     */
     public byte[] bytes() {
       return bytes.clone();
     }
@@ -519,11 +639,13 @@ public final class ExecutionResult {
      * @throws IllegalArgumentException if a name in the guest path is unsafe as a host file name (never
      *     the case for paths {@link Script#withOutputFiles} accepted)
      * @throws IOException if writing fails; a partly written file is removed
+     * @since 0.1.0
      */
     public Path writeTo(Path directory) throws IOException {
       return HostWriter.write(Objects.requireNonNull(directory, "directory"), guestPath, bytes);
     }
 
+    /** @since 0.1.0 */
     @Override
     public String toString() {
       return "OutputFile{" + guestPath + ", " + bytes.length + " bytes}";
@@ -543,14 +665,20 @@ public final class ExecutionResult {
    * @param runId the run's {@link ExecutionResult#runId()}
    * @param stream which stream the guest wrote to
    * @param text what it wrote, never empty
+   * @since 0.1.0
    */
   public record OutputChunk(String runId, Stream stream, String text) {
-    /** The guest's two output streams. */
+    /**
+     * The guest's two output streams.
+     *
+     * @since 0.1.0
+     */
     public enum Stream {
       STDOUT,
       STDERR
     }
 
+    /** @since 0.1.0 */
     public OutputChunk {
       Objects.requireNonNull(runId, "runId");
       Objects.requireNonNull(stream, "stream");

@@ -1,6 +1,10 @@
 package org.polyglotsandbox;
 
-/** An independent layer of enforcement; each denial and limit names the layer that acted. */
+/**
+ * An independent layer of enforcement; each denial and limit names the layer that acted.
+ *
+ * @since 0.1.0
+ */
 public enum Layer {
   /** GraalVM's {@code SandboxPolicy.CONSTRAINED} validation of engine and context settings. */
   GRAALVM_CONSTRAINED("graalvm-constrained"),
@@ -40,7 +44,11 @@ public enum Layer {
     this.id = id;
   }
 
-  /** A stable name for reports and JSON. */
+  /**
+   * A stable name for reports and JSON.
+   *
+   * @since 0.1.0
+   */
   public String id() {
     return id;
   }

@@ -4,6 +4,8 @@ package org.polyglotsandbox;
  * A resource cap that can end a run with {@link Outcome#LIMIT_EXCEEDED}. (The caps on what a run
  * returns, {@link Limits#maxResultNodes()} and related, end it with {@link Outcome#OUTPUT_REJECTED}
  * instead: the program finished, only its output was refused.)
+ *
+ * @since 0.1.0
  */
 public enum Limit {
   /** {@link Limits#maxStatements()}: guest statements executed, counted by GraalVM. */
@@ -36,7 +38,11 @@ public enum Limit {
     this.id = id;
   }
 
-  /** A stable name for reports and JSON, such as {@code wall_time}. */
+  /**
+   * A stable name for reports and JSON, such as {@code wall_time}.
+   *
+   * @since 0.1.0
+   */
   public String id() {
     return id;
   }

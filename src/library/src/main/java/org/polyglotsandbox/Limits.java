@@ -13,6 +13,8 @@ import java.util.Objects;
  * an 8 MiB run-thread stack, 64 MiB and 1,000 entries in the file system; a result of at most
  * 100,000 values, 64 levels deep, with strings of at most 1,048,576 characters and 4,194,304
  * characters of text in total; declared output files of at most 8 MiB each and 32 MiB together.
+ *
+ * @since 0.1.0
  */
 public final class Limits {
   private static final Limits DEFAULTS = new Builder().build();
@@ -49,17 +51,29 @@ public final class Limits {
     this.maxTotalOutputFileBytes = b.maxTotalOutputFileBytes;
   }
 
-  /** The default limits. */
+  /**
+   * The default limits.
+   *
+   * @since 0.1.0
+   */
   public static Limits defaults() {
     return DEFAULTS;
   }
 
-  /** A builder starting from the defaults. */
+  /**
+   * A builder starting from the defaults.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from these limits. */
+  /**
+   * A builder starting from these limits.
+   *
+   * @since 0.1.0
+   */
   public Builder toBuilder() {
     return new Builder(this);
   }
@@ -67,12 +81,18 @@ public final class Limits {
   /**
    * Guest statements a run may execute, as counted by GraalVM's statement limit: those of the program
    * and of the modules it imports, not the sandbox's own code in the context.
+   *
+   * @since 0.1.0
    */
   public long maxStatements() {
     return maxStatements;
   }
 
-  /** The whole run's wall-clock deadline, from the start of the run to the copied-out result. */
+  /**
+   * The whole run's wall-clock deadline, from the start of the run to the copied-out result.
+   *
+   * @since 0.1.0
+   */
   public Duration wallTime() {
     return wallTime;
   }
@@ -80,6 +100,8 @@ public final class Limits {
   /**
    * CPU time the run's thread may use, measured by the JVM ({@code ThreadMXBean}) and checked every
    * 10 ms; unlike the wall time, it does not grow while the guest sleeps or waits.
+   *
+   * @since 0.1.0
    */
   public Duration maxCpuTime() {
     return maxCpuTime;
@@ -89,27 +111,45 @@ public final class Limits {
    * Bytes the run's thread may allocate on the heap, checked every 10 ms. This counts allocation, not
    * live data: a program that churns through garbage uses it up too. A single allocation larger than
    * the remaining heap fails at once with the guest's own out-of-memory error.
+   *
+   * @since 0.1.0
    */
   public long maxAllocatedBytes() {
     return maxAllocatedBytes;
   }
 
-  /** Bytes the run's in-memory file system may hold, mounted copies included. */
+  /**
+   * Bytes the run's in-memory file system may hold, mounted copies included.
+   *
+   * @since 0.1.0
+   */
   public long maxFileBytes() {
     return maxFileBytes;
   }
 
-  /** Files and directories the run's in-memory file system may hold, mounted copies included. */
+  /**
+   * Files and directories the run's in-memory file system may hold, mounted copies included.
+   *
+   * @since 0.1.0
+   */
   public int maxFiles() {
     return maxFiles;
   }
 
-  /** Bytes a run may write to stdout and stderr together before it is stopped. */
+  /**
+   * Bytes a run may write to stdout and stderr together before it is stopped.
+   *
+   * @since 0.1.0
+   */
   public long maxOutputBytes() {
     return maxOutputBytes;
   }
 
-  /** The stack size in bytes of the thread each run executes on; bounds guest recursion. */
+  /**
+   * The stack size in bytes of the thread each run executes on; bounds guest recursion.
+   *
+   * @since 0.1.0
+   */
   public long stackSize() {
     return stackSize;
   }
@@ -118,6 +158,8 @@ public final class Limits {
    * Values (scalars, list elements, map entries) the copied-out result may hold in total. The caps on the
    * result are checked while it is copied out, on the guest's thread and under its limits; a result
    * that breaks one ends the run with {@link Outcome#OUTPUT_REJECTED}, naming where.
+   *
+   * @since 0.1.0
    */
   public int maxResultNodes() {
     return maxResultNodes;
@@ -126,10 +168,16 @@ public final class Limits {
   /**
    * The deepest {@link #maxResultDepth()} may be: 400, so that a result's JSON, inside the CLI's or an MCP
    * answer's envelope, stays within the 500 levels a default Jackson 3 reader accepts.
+   *
+   * @since 0.1.0
    */
   public static final int MAX_RESULT_DEPTH = 400;
 
-  /** How deeply lists and maps may nest in the copied-out result; at most {@value #MAX_RESULT_DEPTH}. */
+  /**
+   * How deeply lists and maps may nest in the copied-out result; at most {@value #MAX_RESULT_DEPTH}.
+   *
+   * @since 0.1.0
+   */
   public int maxResultDepth() {
     return maxResultDepth;
   }
@@ -137,6 +185,8 @@ public final class Limits {
   /**
    * The most {@link #maxResultStringLength()} may be: 20,000,000 characters, the longest string a default
    * Jackson 2 or 3 reader accepts.
+   *
+   * @since 0.1.0
    */
   public static final int MAX_RESULT_STRING_LENGTH = 20_000_000;
 
@@ -145,6 +195,8 @@ public final class Limits {
    * {@value #MAX_RESULT_STRING_LENGTH}. Checked before the string is copied: a huge guest string never
    * reaches the host heap. Whatever this is, a key may have at most 50,000 characters and an integer
    * 1,000 digits, what a default JSON reader accepts; a result with a longer one is rejected.
+   *
+   * @since 0.1.0
    */
   public int maxResultStringLength() {
     return maxResultStringLength;
@@ -153,17 +205,27 @@ public final class Limits {
   /**
    * Characters all strings, map keys and big numbers in the copied-out result may have together; bounds
    * the host memory a result can take even when it repeats one long string many times.
+   *
+   * @since 0.1.0
    */
   public long maxResultChars() {
     return maxResultChars;
   }
 
-  /** Bytes one declared output file ({@link Script#withOutputFiles}) may have. */
+  /**
+   * Bytes one declared output file ({@link Script#withOutputFiles}) may have.
+   *
+   * @since 0.1.0
+   */
   public long maxOutputFileBytes() {
     return maxOutputFileBytes;
   }
 
-  /** Bytes all declared output files of a run may have together. */
+  /**
+   * Bytes all declared output files of a run may have together.
+   *
+   * @since 0.1.0
+   */
   public long maxTotalOutputFileBytes() {
     return maxTotalOutputFileBytes;
   }
@@ -205,6 +267,7 @@ public final class Limits {
     }
   }
 
+  /** @since 0.1.0 */
   @Override
   public boolean equals(Object o) {
     return o instanceof Limits l
@@ -224,12 +287,14 @@ public final class Limits {
         && maxTotalOutputFileBytes == l.maxTotalOutputFileBytes;
   }
 
+  /** @since 0.1.0 */
   @Override
   public int hashCode() {
     return Objects.hash(maxStatements, wallTime, maxCpuTime, maxAllocatedBytes, maxFileBytes, maxFiles, maxOutputBytes, stackSize, maxResultNodes,
         maxResultDepth, maxResultStringLength, maxResultChars, maxOutputFileBytes, maxTotalOutputFileBytes);
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     return "Limits{statements=" + maxStatements + ", wallTime=" + wallTime + ", cpuTime=" + maxCpuTime
@@ -240,11 +305,23 @@ public final class Limits {
         + ", outputFileBytes=" + maxOutputFileBytes + ", totalOutputFileBytes=" + maxTotalOutputFileBytes + "}";
   }
 
-  /** Builds {@link Limits}; every setter rejects a non-positive or out-of-range value at once. */
+  /**
+   * Builds {@link Limits}; every setter rejects a non-positive or out-of-range value at once.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
-    /** Smallest run-thread stack accepted: GraalPy needs a few hundred KiB just to start. */
+    /**
+     * Smallest run-thread stack accepted: GraalPy needs a few hundred KiB just to start.
+     *
+     * @since 0.1.0
+     */
     public static final long MIN_STACK_SIZE = 1L << 20;
-    /** Largest run-thread stack accepted: unwinding a huge stack takes tens of seconds. */
+    /**
+     * Largest run-thread stack accepted: unwinding a huge stack takes tens of seconds.
+     *
+     * @since 0.1.0
+     */
     public static final long MAX_STACK_SIZE = 64L << 20;
 
     private long maxStatements = 100_000_000L;
@@ -281,47 +358,68 @@ public final class Limits {
       maxTotalOutputFileBytes = l.maxTotalOutputFileBytes;
     }
 
-    /** @see Limits#maxStatements() */
+    /**
+     * @see Limits#maxStatements()
+     * @since 0.1.0
+     */
     public Builder maxStatements(long statements) {
       requirePositive("maxStatements", statements);
       this.maxStatements = statements;
       return this;
     }
 
-    /** @see Limits#wallTime() */
+    /**
+     * @see Limits#wallTime()
+     * @since 0.1.0
+     */
     public Builder wallTime(Duration wallTime) {
       this.wallTime = requireDuration("wallTime", wallTime);
       return this;
     }
 
-    /** @see Limits#maxCpuTime() */
+    /**
+     * @see Limits#maxCpuTime()
+     * @since 0.1.0
+     */
     public Builder maxCpuTime(Duration cpuTime) {
       this.maxCpuTime = requireDuration("maxCpuTime", cpuTime);
       return this;
     }
 
-    /** @see Limits#maxAllocatedBytes() */
+    /**
+     * @see Limits#maxAllocatedBytes()
+     * @since 0.1.0
+     */
     public Builder maxAllocatedBytes(long bytes) {
       requirePositive("maxAllocatedBytes", bytes);
       this.maxAllocatedBytes = bytes;
       return this;
     }
 
-    /** @see Limits#maxFileBytes() */
+    /**
+     * @see Limits#maxFileBytes()
+     * @since 0.1.0
+     */
     public Builder maxFileBytes(long bytes) {
       requirePositive("maxFileBytes", bytes);
       this.maxFileBytes = bytes;
       return this;
     }
 
-    /** @see Limits#maxFiles() */
+    /**
+     * @see Limits#maxFiles()
+     * @since 0.1.0
+     */
     public Builder maxFiles(int files) {
       requirePositive("maxFiles", files);
       this.maxFiles = files;
       return this;
     }
 
-    /** @see Limits#maxOutputBytes() */
+    /**
+     * @see Limits#maxOutputBytes()
+     * @since 0.1.0
+     */
     public Builder maxOutputBytes(long bytes) {
       requirePositive("maxOutputBytes", bytes);
       if (bytes > Integer.MAX_VALUE - 8) {
@@ -331,7 +429,10 @@ public final class Limits {
       return this;
     }
 
-    /** @see Limits#stackSize() */
+    /**
+     * @see Limits#stackSize()
+     * @since 0.1.0
+     */
     public Builder stackSize(long bytes) {
       if (bytes < MIN_STACK_SIZE || bytes > MAX_STACK_SIZE) {
         throw new IllegalArgumentException(
@@ -341,14 +442,20 @@ public final class Limits {
       return this;
     }
 
-    /** @see Limits#maxResultNodes() */
+    /**
+     * @see Limits#maxResultNodes()
+     * @since 0.1.0
+     */
     public Builder maxResultNodes(int nodes) {
       requirePositive("maxResultNodes", nodes);
       this.maxResultNodes = nodes;
       return this;
     }
 
-    /** @see Limits#maxResultDepth() */
+    /**
+     * @see Limits#maxResultDepth()
+     * @since 0.1.0
+     */
     public Builder maxResultDepth(int depth) {
       requirePositive("maxResultDepth", depth);
       if (depth > MAX_RESULT_DEPTH) {
@@ -360,7 +467,10 @@ public final class Limits {
       return this;
     }
 
-    /** @see Limits#maxResultStringLength() */
+    /**
+     * @see Limits#maxResultStringLength()
+     * @since 0.1.0
+     */
     public Builder maxResultStringLength(int chars) {
       requirePositive("maxResultStringLength", chars);
       if (chars > MAX_RESULT_STRING_LENGTH) {
@@ -371,14 +481,20 @@ public final class Limits {
       return this;
     }
 
-    /** @see Limits#maxResultChars() */
+    /**
+     * @see Limits#maxResultChars()
+     * @since 0.1.0
+     */
     public Builder maxResultChars(long chars) {
       requirePositive("maxResultChars", chars);
       this.maxResultChars = chars;
       return this;
     }
 
-    /** @see Limits#maxOutputFileBytes() */
+    /**
+     * @see Limits#maxOutputFileBytes()
+     * @since 0.1.0
+     */
     public Builder maxOutputFileBytes(long bytes) {
       requirePositive("maxOutputFileBytes", bytes);
       if (bytes > Integer.MAX_VALUE - 8) {
@@ -388,14 +504,21 @@ public final class Limits {
       return this;
     }
 
-    /** @see Limits#maxTotalOutputFileBytes() */
+    /**
+     * @see Limits#maxTotalOutputFileBytes()
+     * @since 0.1.0
+     */
     public Builder maxTotalOutputFileBytes(long bytes) {
       requirePositive("maxTotalOutputFileBytes", bytes);
       this.maxTotalOutputFileBytes = bytes;
       return this;
     }
 
-    /** Returns the immutable limits. */
+    /**
+     * Returns the immutable limits.
+     *
+     * @since 0.1.0
+     */
     public Limits build() {
       return new Limits(this);
     }

@@ -17,6 +17,8 @@ import java.util.Set;
  * guest code never opens the host file, and nothing it writes ever reaches the host. Symbolic links
  * inside a mounted directory are not copied. A {@linkplain #scratch(String) scratch} mount is an
  * empty writable directory with no host side.
+ *
+ * @since 0.1.0
  */
 public final class Mount {
   private static final Set<Operation> READ_ONLY = EnumSet.of(Operation.FILE_READ, Operation.FILE_LIST);
@@ -40,7 +42,11 @@ public final class Mount {
     this.operations = Collections.unmodifiableSet(EnumSet.copyOf(operations));
   }
 
-  /** Mounts a host file or directory that guest code may read and list, nothing else. */
+  /**
+   * Mounts a host file or directory that guest code may read and list, nothing else.
+   *
+   * @since 0.1.0
+   */
   public static Mount readOnly(Path hostPath, String guestPath) {
     return new Mount(requireHost(hostPath, guestPath), guestPath, READ_ONLY);
   }
@@ -48,28 +54,46 @@ public final class Mount {
   /**
    * Mounts a copy of a host file or directory that guest code may read, list, write, create and
    * delete in. Changes stay in the run's memory and are discarded when the run ends.
+   *
+   * @since 0.1.0
    */
   public static Mount readWrite(Path hostPath, String guestPath) {
     return new Mount(requireHost(hostPath, guestPath), guestPath, EnumSet.copyOf(Operation.mountOperations()));
   }
 
-  /** Mounts a host file or directory with exactly the given operations allowed. */
+  /**
+   * Mounts a host file or directory with exactly the given operations allowed.
+   *
+   * @since 0.1.0
+   */
   public static Mount of(Path hostPath, String guestPath, Set<Operation> operations) {
     Objects.requireNonNull(operations, "operations");
     return new Mount(requireHost(hostPath, guestPath), guestPath, operations);
   }
 
-  /** An empty, writable in-memory directory at {@code guestPath}, discarded when the run ends. */
+  /**
+   * An empty, writable in-memory directory at {@code guestPath}, discarded when the run ends.
+   *
+   * @since 0.1.0
+   */
   public static Mount scratch(String guestPath) {
     return new Mount(null, guestPath, EnumSet.copyOf(Operation.mountOperations()));
   }
 
-  /** The host file or directory copied in, or empty for a scratch directory. */
+  /**
+   * The host file or directory copied in, or empty for a scratch directory.
+   *
+   * @since 0.1.0
+   */
   public Optional<Path> hostPath() {
     return Optional.ofNullable(hostPath);
   }
 
-  /** The absolute, normalized guest path, such as {@code /data/sales.csv}. */
+  /**
+   * The absolute, normalized guest path, such as {@code /data/sales.csv}.
+   *
+   * @since 0.1.0
+   */
   public String guestPath() {
     return guestPath;
   }
@@ -86,6 +110,7 @@ public final class Mount {
    * resolve it first. A relative path, or one holding a NUL character, lies in no mount either.
    *
    * @throws NullPointerException if {@code guestPath} is null
+   * @since 0.1.0
    */
   public boolean contains(String guestPath) {
     Objects.requireNonNull(guestPath, "guestPath");
@@ -97,12 +122,20 @@ public final class Mount {
         && (p.length() == this.guestPath.length() || p.charAt(this.guestPath.length()) == '/');
   }
 
-  /** The operations allowed on this mount and everything below it. */
+  /**
+   * The operations allowed on this mount and everything below it.
+   *
+   * @since 0.1.0
+   */
   public Set<Operation> operations() {
     return operations;
   }
 
-  /** Whether guest code can change this mount's content (in memory only). */
+  /**
+   * Whether guest code can change this mount's content (in memory only).
+   *
+   * @since 0.1.0
+   */
   public boolean isWritable() {
     return operations.contains(Operation.FILE_WRITE)
         || operations.contains(Operation.FILE_CREATE)
@@ -154,6 +187,7 @@ public final class Mount {
     return out.toString();
   }
 
+  /** @since 0.1.0 */
   @Override
   public boolean equals(Object o) {
     return o instanceof Mount m
@@ -162,11 +196,13 @@ public final class Mount {
         && operations.equals(m.operations);
   }
 
+  /** @since 0.1.0 */
   @Override
   public int hashCode() {
     return Objects.hash(hostPath, guestPath, operations);
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     String ops = operations.equals(READ_ONLY) ? "ro"

@@ -13,6 +13,8 @@ import java.util.Set;
  * is ever reported as a denial event: some are refused where no layer can see the attempt (GraalJS has
  * no {@code process} object to call, for one); {@link PolicyReport.Entry#layers()} names what
  * enforces each.
+ *
+ * @since 0.1.0
  */
 public enum Operation {
   FILE_READ("file.read"),
@@ -78,7 +80,11 @@ public enum Operation {
     this.id = id;
   }
 
-  /** A stable name for reports and JSON, such as {@code file.read}. */
+  /**
+   * A stable name for reports and JSON, such as {@code file.read}.
+   *
+   * @since 0.1.0
+   */
   public String id() {
     return id;
   }
@@ -87,12 +93,18 @@ public enum Operation {
    * The five file operations a {@link Mount} can allow: {@link #FILE_READ}, {@link #FILE_WRITE},
    * {@link #FILE_CREATE}, {@link #FILE_DELETE} and {@link #FILE_LIST}. ({@link #FILE_LINK} is never
    * allowed.) An unmodifiable set in declaration order.
+   *
+   * @since 0.1.0
    */
   public static Set<Operation> mountOperations() {
     return MOUNT_OPERATIONS;
   }
 
-  /** Whether a {@link Mount} can allow this operation; see {@link #mountOperations()}. */
+  /**
+   * Whether a {@link Mount} can allow this operation; see {@link #mountOperations()}.
+   *
+   * @since 0.1.0
+   */
   public boolean isMountOperation() {
     return MOUNT_OPERATIONS.contains(this);
   }

@@ -1,6 +1,10 @@
 package org.polyglotsandbox;
 
-/** How a run ended. */
+/**
+ * How a run ended.
+ *
+ * @since 0.1.0
+ */
 public enum Outcome {
   /** The program finished (or exited with status 0); {@link ExecutionResult#value()} holds its last value. */
   OK,

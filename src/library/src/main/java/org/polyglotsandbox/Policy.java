@@ -21,6 +21,8 @@ import java.util.stream.Collectors;
  *
  * <p>Tools are allowed by name ({@link Builder#allowTools}); the sandbox must have a {@link Tool} of
  * each allowed name registered. No tool is allowed by default.
+ *
+ * @since 0.1.0
  */
 public final class Policy {
   /**
@@ -29,6 +31,8 @@ public final class Policy {
    * never the host directory GraalVM extracted the interpreter to. Read-only; only what lies below it
    * can be seen, and nothing around it ({@code /usr/lib} is as closed as any path outside the mounts).
    * JavaScript guests see nothing there. No mount may lie at, inside or around it when Python is allowed.
+   *
+   * @since 0.1.0
    */
   public static final String PYTHON_HOME_PATH = "/usr/lib/graalpy";
 
@@ -56,32 +60,56 @@ public final class Policy {
     this.directoriesLeadingToMounts = Collections.unmodifiableSet(onTheWay);
   }
 
-  /** A builder with nothing allowed and the default {@link Limits}. */
+  /**
+   * A builder with nothing allowed and the default {@link Limits}.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A policy that lets code in the given languages compute, print and return a value: nothing else. */
+  /**
+   * A policy that lets code in the given languages compute, print and return a value: nothing else.
+   *
+   * @since 0.1.0
+   */
   public static Policy computeOnly(Language first, Language... more) {
     return builder().allowLanguages(first, more).build();
   }
 
-  /** A builder holding this policy's settings. */
+  /**
+   * A builder holding this policy's settings.
+   *
+   * @since 0.1.0
+   */
   public Builder toBuilder() {
     return new Builder(this);
   }
 
-  /** The languages guest code may be written in; never empty. */
+  /**
+   * The languages guest code may be written in; never empty.
+   *
+   * @since 0.1.0
+   */
   public Set<Language> languages() {
     return languages;
   }
 
-  /** Whether code in this language may run. */
+  /**
+   * Whether code in this language may run.
+   *
+   * @since 0.1.0
+   */
   public boolean allows(Language language) {
     return languages.contains(language);
   }
 
-  /** The mounts, in the order declared; guest paths never overlap. */
+  /**
+   * The mounts, in the order declared; guest paths never overlap.
+   *
+   * @since 0.1.0
+   */
   public List<Mount> mounts() {
     return mounts;
   }
@@ -92,6 +120,7 @@ public final class Policy {
    * {@code ..}; a relative path lies in no mount here, whatever the working directory.
    *
    * @throws NullPointerException if {@code guestPath} is null
+   * @since 0.1.0
    */
   public Optional<Mount> mountFor(String guestPath) {
     return mountFor(mounts, guestPath);
@@ -101,6 +130,8 @@ public final class Policy {
    * The guest directories on the way to a mount, which guest code may list (they show only the entries
    * that lead on to a mount): {@code /} and every directory above a mount's guest path, such as
    * {@code /data} for a mount at {@code /data/sales.csv}. In the order of the mounts, {@code /} first.
+   *
+   * @since 0.1.0
    */
   public Set<String> directoriesLeadingToMounts() {
     return directoriesLeadingToMounts;
@@ -111,12 +142,20 @@ public final class Policy {
     return mounts.stream().filter(m -> m.contains(guestPath)).findFirst();
   }
 
-  /** The limits of each run. */
+  /**
+   * The limits of each run.
+   *
+   * @since 0.1.0
+   */
   public Limits limits() {
     return limits;
   }
 
-  /** The guest's current directory for relative paths; {@code /} unless set. */
+  /**
+   * The guest's current directory for relative paths; {@code /} unless set.
+   *
+   * @since 0.1.0
+   */
   public String workingDirectory() {
     return workingDirectory;
   }
@@ -124,12 +163,18 @@ public final class Policy {
   /**
    * The names of the tools guest code may call, in the order allowed; empty by default. A registered
    * tool not named here is invisible to the guest, and calling it is denied like an unknown name.
+   *
+   * @since 0.1.0
    */
   public Set<String> tools() {
     return tools;
   }
 
-  /** Whether guest code may call the tool of this name. */
+  /**
+   * Whether guest code may call the tool of this name.
+   *
+   * @since 0.1.0
+   */
   public boolean allowsTool(String name) {
     return tools.contains(name);
   }
@@ -137,11 +182,14 @@ public final class Policy {
   /**
    * What this policy allows and denies, operation by operation, with the layers that enforce each
    * denial: its allowlist and its escape surface. Reads whether each mount's host path is a directory.
+   *
+   * @since 0.1.0
    */
   public PolicyReport report() {
     return PolicyReport.of(this);
   }
 
+  /** @since 0.1.0 */
   @Override
   public boolean equals(Object o) {
     return o instanceof Policy p
@@ -152,11 +200,13 @@ public final class Policy {
         && tools.equals(p.tools);
   }
 
+  /** @since 0.1.0 */
   @Override
   public int hashCode() {
     return Objects.hash(languages, mounts, limits, workingDirectory, tools);
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     return "Policy{languages=" + languages.stream().map(Language::id).collect(Collectors.joining(","))
@@ -164,7 +214,11 @@ public final class Policy {
         + (tools.isEmpty() ? "" : ", tools=" + tools) + ", " + limits + "}";
   }
 
-  /** Builds a {@link Policy}; conflicts are rejected in {@link #build()} with a message naming them. */
+  /**
+   * Builds a {@link Policy}; conflicts are rejected in {@link #build()} with a message naming them.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final EnumSet<Language> languages = EnumSet.noneOf(Language.class);
     private final List<Mount> mounts = new ArrayList<>();
@@ -187,6 +241,7 @@ public final class Policy {
      * ({@link PolyglotSandbox.Builder#tool}), or building the sandbox fails.
      *
      * @throws IllegalArgumentException if a name is not a valid tool name (see {@link Tool#builder})
+     * @since 0.1.0
      */
     public Builder allowTools(String... names) {
       for (String name : Objects.requireNonNull(names, "names")) {
@@ -195,7 +250,11 @@ public final class Policy {
       return this;
     }
 
-    /** Allows guest code in these languages. */
+    /**
+     * Allows guest code in these languages.
+     *
+     * @since 0.1.0
+     */
     public Builder allowLanguages(Language first, Language... more) {
       languages.add(Objects.requireNonNull(first, "language"));
       for (Language l : more) {
@@ -204,19 +263,31 @@ public final class Policy {
       return this;
     }
 
-    /** Adds a mount. */
+    /**
+     * Adds a mount.
+     *
+     * @since 0.1.0
+     */
     public Builder mount(Mount mount) {
       mounts.add(Objects.requireNonNull(mount, "mount"));
       return this;
     }
 
-    /** Replaces the limits. */
+    /**
+     * Replaces the limits.
+     *
+     * @since 0.1.0
+     */
     public Builder limits(Limits limits) {
       this.limits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 
-    /** Sets the guest's working directory; it must be a mounted directory or lie below one. */
+    /**
+     * Sets the guest's working directory; it must be a mounted directory or lie below one.
+     *
+     * @since 0.1.0
+     */
     public Builder workingDirectory(String guestPath) {
       this.workingDirectory = guestPath.equals("/") ? "/" : Mount.normalizeGuestPath(guestPath);
       return this;
@@ -227,6 +298,7 @@ public final class Policy {
      *
      * @throws IllegalArgumentException if no language is allowed, two mounts overlap, a mount overlaps
      *     {@link #PYTHON_HOME_PATH} while Python is allowed, or the working directory is not inside a mount
+     * @since 0.1.0
      */
     public Policy build() {
       if (languages.isEmpty()) {

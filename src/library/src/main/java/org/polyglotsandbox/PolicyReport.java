@@ -23,19 +23,45 @@ import org.polyglotsandbox.internal.text.Durations;
  * {@link Limit#id()}s for {@link Operation#LIMIT_EXCEED}, and placeholders in angle brackets for
  * everything else (such as {@value #ANY_OTHER_PATH}); {@link #entryFor} finds the entry that governs a
  * concrete attempt.
+ *
+ * @since 0.1.0
  */
 public final class PolicyReport {
-  /** The target of file operations outside every mount (host files, {@code /proc}, {@code /tmp}, ...). */
+  /**
+   * The target of file operations outside every mount (host files, {@code /proc}, {@code /tmp}, ...).
+   *
+   * @since 0.1.0
+   */
   public static final String ANY_OTHER_PATH = "<any other path>";
-  /** The target of links, which are denied everywhere. */
+  /**
+   * The target of links, which are denied everywhere.
+   *
+   * @since 0.1.0
+   */
   public static final String ANY_PATH = "<any path>";
-  /** The target of file operations on GraalPy's own files (its standard library, at {@link Policy#PYTHON_HOME_PATH}). */
+  /**
+   * The target of file operations on GraalPy's own files (its standard library, at {@link Policy#PYTHON_HOME_PATH}).
+   *
+   * @since 0.1.0
+   */
   public static final String PYTHON_HOME = "<GraalPy standard library>";
-  /** The target of writes that would reach the host files behind the mounts. */
+  /**
+   * The target of writes that would reach the host files behind the mounts.
+   *
+   * @since 0.1.0
+   */
   public static final String HOST_SIDE_OF_MOUNTS = "<host files behind the mounts>";
-  /** The target of calls to tools the policy does not allow, or that do not exist. */
+  /**
+   * The target of calls to tools the policy does not allow, or that do not exist.
+   *
+   * @since 0.1.0
+   */
   public static final String ANY_OTHER_TOOL = "<any other tool>";
-  /** The target of a result the output boundary refuses: past its caps, cyclic, or against its schema. */
+  /**
+   * The target of a result the output boundary refuses: past its caps, cyclic, or against its schema.
+   *
+   * @since 0.1.0
+   */
   public static final String OVERSIZE_RESULT = "<result past the output caps>";
 
   /**
@@ -45,8 +71,10 @@ public final class PolicyReport {
    * @param layers the layers that enforce a denial, the one that acts first first; for an allowed
    *     operation, the layers it passes through (empty when nothing mediates it)
    * @param note one line for people: what the guest sees, or why
+   * @since 0.1.0
    */
   public record Entry(Operation operation, String target, Verdict verdict, List<Layer> layers, String note) {
+    /** @since 0.1.0 */
     public Entry {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(target, "target");
@@ -61,7 +89,11 @@ public final class PolicyReport {
       }
     }
 
-    /** Whether the operation is allowed. */
+    /**
+     * Whether the operation is allowed.
+     *
+     * @since 0.1.0
+     */
     public boolean isAllowed() {
       return verdict == Verdict.ALLOWED;
     }
@@ -85,22 +117,38 @@ public final class PolicyReport {
     return new PolicyReport(Objects.requireNonNull(policy, "policy"), catalogue(policy));
   }
 
-  /** The policy reported on. */
+  /**
+   * The policy reported on.
+   *
+   * @since 0.1.0
+   */
   public Policy policy() {
     return policy;
   }
 
-  /** Every entry of the catalogue, in a fixed order: files, tools, then the other operations, then limits. */
+  /**
+   * Every entry of the catalogue, in a fixed order: files, tools, then the other operations, then limits.
+   *
+   * @since 0.1.0
+   */
   public List<Entry> entries() {
     return entries;
   }
 
-  /** The allowed entries: the policy's allowlist. */
+  /**
+   * The allowed entries: the policy's allowlist.
+   *
+   * @since 0.1.0
+   */
   public List<Entry> allowed() {
     return entries.stream().filter(Entry::isAllowed).toList();
   }
 
-  /** The denied entries: everything guest code could attempt that the policy does not allow. */
+  /**
+   * The denied entries: everything guest code could attempt that the policy does not allow.
+   *
+   * @since 0.1.0
+   */
   public List<Entry> escapeSurface() {
     return entries.stream().filter(e -> !e.isAllowed()).toList();
   }
@@ -116,6 +164,7 @@ public final class PolicyReport {
    *
    * @return empty when no entry fits: a listing or creation inside a mounted file, or an operation
    *     with several entries and an unknown target
+   * @since 0.1.0
    */
   public Optional<Entry> entryFor(Operation operation, String target) {
     Objects.requireNonNull(operation, "operation");
@@ -145,6 +194,7 @@ public final class PolicyReport {
     return ofOperation.size() == 1 ? Optional.of(ofOperation.get(0)) : Optional.empty();
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     return "PolicyReport{allowed=" + allowed().size() + ", denied=" + escapeSurface().size() + "}";

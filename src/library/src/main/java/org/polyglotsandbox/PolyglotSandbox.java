@@ -47,6 +47,8 @@ import org.polyglotsandbox.internal.spi.SandboxCore;
  *
  * <p>Every denied attempt, tripped limit and tool call is an {@link AuditEvent}: in the result, to the
  * {@linkplain Builder#auditListener listener}, and as a JDK Flight Recorder event.
+ *
+ * @since 0.1.0
  */
 public final class PolyglotSandbox implements AutoCloseable {
   /** At most this many values in one input; larger data belongs in a file. */
@@ -83,12 +85,20 @@ public final class PolyglotSandbox implements AutoCloseable {
     this.isolation = isolation;
   }
 
-  /** A builder; a policy is required. */
+  /**
+   * A builder; a policy is required.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The policy every run follows. */
+  /**
+   * The policy every run follows.
+   *
+   * @since 0.1.0
+   */
   public Policy policy() {
     return policy;
   }
@@ -96,6 +106,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * The tools guest code may call: those registered whose names the policy allows, in the policy's
    * order. Registered tools the policy does not name are left out; guest code cannot see them.
+   *
+   * @since 0.1.0
    */
   public List<Tool> tools() {
     return tools;
@@ -111,6 +123,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * appear as the embedder wrote them.
    *
    * @throws IllegalArgumentException if the policy does not allow {@code language}
+   * @since 0.1.0
    */
   public String describeForModel(Language language) {
     Objects.requireNonNull(language, "language");
@@ -128,6 +141,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    * empty {@code tools}.
    *
    * @throws IllegalArgumentException if the policy does not allow {@code language}
+   * @since 0.1.0
    */
   public String toolStubs(Language language) {
     Objects.requireNonNull(language, "language");
@@ -141,6 +155,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * The Truffle runtime in use: {@code "GraalVM CE"} (or another compiler name) with the optimizing
    * runtime, {@code "Interpreted"} on the 15-35x slower fallback.
+   *
+   * @since 0.1.0
    */
   public String runtimeName() {
     return core.runtimeName();
@@ -151,6 +167,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * sandbox was built with {@link Builder#startInBackground()}. Completes exceptionally with an
    * {@link IllegalStateException} saying why if that warm-up failed (every run then throws it too) or the
    * sandbox was closed first.
+   *
+   * @since 0.1.0
    */
   public java.util.concurrent.CompletionStage<Void> started() {
     return core.started();
@@ -159,17 +177,27 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * Where guest code runs and behind which walls, in one line for logs and reports: in this JVM, or in
    * worker processes and which operating-system layers the host gave them (see {@link Isolation}).
+   *
+   * @since 0.1.0
    */
   public String isolationInForce() {
     return core.wall();
   }
 
-  /** Whether guest code is compiled to machine code (the JVM was started with the JIT flags). */
+  /**
+   * Whether guest code is compiled to machine code (the JVM was started with the JIT flags).
+   *
+   * @since 0.1.0
+   */
   public boolean isOptimizingRuntime() {
     return !"Interpreted".equals(core.runtimeName());
   }
 
-  /** Runs a program with no inputs. */
+  /**
+   * Runs a program with no inputs.
+   *
+   * @since 0.1.0
+   */
   public ExecutionResult run(Language language, String code) {
     return run(Script.of(language, code));
   }
@@ -199,6 +227,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    *     run waited for its turn (the interrupt status is kept)
    * @throws IllegalStateException if the sandbox is closed, or its warm-up in the background failed
    *     (the message says why)
+   * @since 0.1.0
    */
   public ExecutionResult run(Script script) {
     return core.run(script, admit(script)).auditedWith(script);
@@ -217,6 +246,7 @@ public final class PolyglotSandbox implements AutoCloseable {
    *     ({@link Script#withFile}) clashes with a mount or the Python home or breaks the file limits, or
    *     one of the script's own limits ({@link Script#withLimits}) is above the policy's
    * @throws IllegalStateException if the sandbox is closed
+   * @since 0.1.0
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
     CompletableFuture<ExecutionResult> run = core.runAsync(script, admit(script));
@@ -241,17 +271,29 @@ public final class PolyglotSandbox implements AutoCloseable {
     return out;
   }
 
-  /** Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}. */
+  /**
+   * Runs a program with no inputs, asynchronously; see {@link #runAsync(Script)}.
+   *
+   * @since 0.1.0
+   */
   public CompletableFuture<ExecutionResult> runAsync(Language language, String code) {
     return runAsync(Script.of(language, code));
   }
 
-  /** Runs running now. */
+  /**
+   * Runs running now.
+   *
+   * @since 0.1.0
+   */
   public int runningRuns() {
     return core.runningRuns();
   }
 
-  /** Runs waiting for a turn now. */
+  /**
+   * Runs waiting for a turn now.
+   *
+   * @since 0.1.0
+   */
   public int waitingRuns() {
     return core.waitingRuns();
   }
@@ -259,6 +301,8 @@ public final class PolyglotSandbox implements AutoCloseable {
   /**
    * Contexts of {@code language} ready in the warm pool now: made in advance, never touched by guest
    * code. Always 0 without {@link Builder#warmContexts}.
+   *
+   * @since 0.1.0
    */
   public int warmContexts(Language language) {
     return core.warmContexts(language);
@@ -288,6 +332,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * {@link #runAsync}, a run called from a tool handler inside such a run, and a run of another sandbox
    * still use run threads. The threads are platform threads, not daemons, named
    * {@code polyglot-sandbox-caller-N}; the factory may be used for as many threads as needed.
+   *
+   * @since 0.1.0
    */
   public java.util.concurrent.ThreadFactory callerThreads() {
     return core.callerThreads();
@@ -298,6 +344,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * full when they happened (the listener was slower than the guests), or they were still queued when
    * the sandbox closed. They are still in each run's {@link ExecutionResult#events()}. Always 0
    * without a listener.
+   *
+   * @since 0.1.0
    */
   public long undeliveredAuditEvents() {
     return core.undeliveredAuditEvents();
@@ -337,6 +385,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * the events still queued for it; what it has not taken by then is dropped (counted in
    * {@link #undeliveredAuditEvents()} and logged as a count), and a listener still busy is interrupted
    * and left to return on the audit thread. Idempotent.
+   *
+   * @since 0.1.0
    */
   @Override
   public void close() {
@@ -344,9 +394,17 @@ public final class PolyglotSandbox implements AutoCloseable {
     core.close();
   }
 
-  /** Builds a {@link PolyglotSandbox}. */
+  /**
+   * Builds a {@link PolyglotSandbox}.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
-    /** The most runs {@link #maxConcurrentRuns} allows at once. */
+    /**
+     * The most runs {@link #maxConcurrentRuns} allows at once.
+     *
+     * @since 0.1.0
+     */
     public static final int MAX_CONCURRENT_RUNS = 1024;
     private static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
 
@@ -379,6 +437,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * first is ready.
      *
      * @throws NullPointerException if {@code isolation} is null
+     * @since 0.1.0
      */
     public Builder isolation(Isolation isolation) {
       this.isolation = Objects.requireNonNull(isolation, "isolation");
@@ -403,6 +462,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * 10 MiB with {@code json}, 40 MiB with pyparsing), and refilling costs CPU beside the runs.
      *
      * @throws IllegalArgumentException if {@code perLanguage} is negative or over 64
+     * @since 0.1.0
      */
     public Builder warmContexts(int perLanguage) {
       if (perLanguage < 0 || perLanguage > 64) {
@@ -434,6 +494,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the value if a name is not a dotted Python identifier,
      *     is repeated, or more than 32 are given
+     * @since 0.1.0
      */
     public Builder pythonImports(String... modules) {
       Objects.requireNonNull(modules, "modules");
@@ -477,6 +538,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the value if a directory is not an absolute guest path
      *     without {@code ..}, is repeated, or more than 16 are given
+     * @since 0.1.0
      */
     public Builder pythonPath(String... guestDirectories) {
       Objects.requireNonNull(guestDirectories, "guestDirectories");
@@ -510,6 +572,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * (8 MiB by default), so the bound is {@value #MAX_CONCURRENT_RUNS}.
      *
      * @throws IllegalArgumentException if {@code runs} is not in [1, {@value #MAX_CONCURRENT_RUNS}]
+     * @since 0.1.0
      */
     public Builder maxConcurrentRuns(int runs) {
       if (runs < 1 || runs > MAX_CONCURRENT_RUNS) {
@@ -525,6 +588,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * {@link RejectedExecutionException}. 0 refuses every run that cannot start at once. Default 64.
      *
      * @throws IllegalArgumentException if {@code runs} is negative
+     * @since 0.1.0
      */
     public Builder maxWaitingRuns(int runs) {
       if (runs < 0) {
@@ -546,6 +610,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * guest's, and its guest never runs. Default 30 s.
      *
      * @throws IllegalArgumentException if {@code timeout} is not between 1 ms and 10 minutes
+     * @since 0.1.0
      */
     public Builder startTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
@@ -564,6 +629,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * the pool fills in the background.
      *
      * @throws IllegalArgumentException if {@code budget} is negative or over 10 minutes
+     * @since 0.1.0
      */
     public Builder warmUp(Duration budget) {
       Objects.requireNonNull(budget, "budget");
@@ -585,6 +651,8 @@ public final class PolyglotSandbox implements AutoCloseable {
      * context first if GraalVM has yet to extract it). The run makes the first context in the JVM, which
      * takes seconds (more on a busy machine), so its {@link #startTimeout} is at least 3 minutes, as the
      * warm-up's is. Not with {@link #warmContexts} or {@link #warmUp}. Default off.
+     *
+     * @since 0.1.0
      */
     public Builder singleRun() {
       this.singleRun = true;
@@ -601,6 +669,8 @@ public final class PolyglotSandbox implements AutoCloseable {
      * PolyglotSandbox#started()} completes when the warm-up has ended. A warm-up that fails makes every run
      * throw an {@link IllegalStateException} saying why, where {@code build()} would have thrown it; closing
      * the sandbox stops the warm-up. Not with {@link #singleRun}. Default off.
+     *
+     * @since 0.1.0
      */
     public Builder startInBackground() {
       this.inBackground = true;
@@ -622,6 +692,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * In a JVM with several sandboxes, the lowest budget applies to all.
      *
      * @throws IllegalArgumentException if {@code fraction} is not in (0.1, 1.0]
+     * @since 0.1.0
      */
     public Builder heapPressureThreshold(double fraction) {
       if (!(fraction > 0.1 && fraction <= 1.0)) {
@@ -658,6 +729,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * </ul>
      *
      * @throws IllegalArgumentException if {@code cpuTime} is not between 1 ms and 10 minutes
+     * @since 0.1.0
      */
     public Builder lowerPriorityAfter(Duration cpuTime) {
       Objects.requireNonNull(cpuTime, "cpuTime");
@@ -668,7 +740,11 @@ public final class PolyglotSandbox implements AutoCloseable {
       return this;
     }
 
-    /** The policy every run follows. Required. */
+    /**
+     * The policy every run follows. Required.
+     *
+     * @since 0.1.0
+     */
     public Builder policy(Policy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
       return this;
@@ -678,6 +754,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * Registers a tool. Guest code can call it only if the policy also allows its name.
      *
      * @throws IllegalArgumentException if a tool of the same name is already registered
+     * @since 0.1.0
      */
     public Builder tool(Tool tool) {
       Objects.requireNonNull(tool, "tool");
@@ -706,6 +783,8 @@ public final class PolyglotSandbox implements AutoCloseable {
      * <p>A listener that throws (even an {@link Error}) does not affect any run: the failure is logged
      * to the {@code org.polyglotsandbox} logger (the first with its stack trace, then every 1,000th)
      * and the event is dropped for the listener.
+     *
+     * @since 0.1.0
      */
     public Builder auditListener(Consumer<? super AuditEvent> listener) {
       this.auditListener = Objects.requireNonNull(listener, "listener");
@@ -750,7 +829,11 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
     }
 
-    /** Registers each tool, as {@link #tool(Tool)}. */
+    /**
+     * Registers each tool, as {@link #tool(Tool)}.
+     *
+     * @since 0.1.0
+     */
     public Builder tools(Collection<Tool> tools) {
       Objects.requireNonNull(tools, "tools").forEach(this::tool);
       return this;
@@ -763,6 +846,7 @@ public final class PolyglotSandbox implements AutoCloseable {
      * @throws IllegalStateException if no policy was set, a mount's host path does not exist, cannot be
      *     read or is the host's root directory (a link to it included), or the policy allows a tool that
      *     was not registered
+     * @since 0.1.0
      */
     public PolyglotSandbox build() {
       if (policy == null) {
@@ -841,6 +925,8 @@ public final class PolyglotSandbox implements AutoCloseable {
    * older than 22 for the seccomp filter), {@link PolyglotSandbox.Builder#build()} refuses with a message
    * naming what is missing, unless the embedder accepts a {@linkplain Builder#weakWall() weaker wall}: a
    * plain child JVM with resource limits.
+   *
+   * @since 0.1.0
    */
   public static final class Isolation {
     private static final Isolation IN_PROCESS = new Isolation(false, 0, 0, 0, 0, 0, Duration.ZERO, Duration.ZERO,
@@ -872,71 +958,124 @@ public final class PolyglotSandbox implements AutoCloseable {
       this.silenceTimeout = silenceTimeout;
     }
 
-    /** Guest code runs in the application's own JVM, on threads of the sandbox: the default. */
+    /**
+     * Guest code runs in the application's own JVM, on threads of the sandbox: the default.
+     *
+     * @since 0.1.0
+     */
     public static Isolation inProcess() {
       return IN_PROCESS;
     }
 
-    /** Process isolation with the defaults {@link Builder} lists. */
+    /**
+     * Process isolation with the defaults {@link Builder} lists.
+     *
+     * @since 0.1.0
+     */
     public static Isolation process() {
       return processBuilder().build();
     }
 
-    /** Process isolation, configured. */
+    /**
+     * Process isolation, configured.
+     *
+     * @since 0.1.0
+     */
     public static Builder processBuilder() {
       return new Builder();
     }
 
-    /** Whether runs execute in worker processes. */
+    /**
+     * Whether runs execute in worker processes.
+     *
+     * @since 0.1.0
+     */
     public boolean isProcess() {
       return process;
     }
 
-    /** Workers that take runs; 0 in-process. */
+    /**
+     * Workers that take runs; 0 in-process.
+     *
+     * @since 0.1.0
+     */
     public int workers() {
       return workers;
     }
 
-    /** Workers kept started and waiting beyond {@link #workers()}, to replace one that is killed or retired. */
+    /**
+     * Workers kept started and waiting beyond {@link #workers()}, to replace one that is killed or retired.
+     *
+     * @since 0.1.0
+     */
     public int spareWorkers() {
       return spareWorkers;
     }
 
-    /** Each worker's maximum heap ({@code -Xmx}), in bytes; 0 in-process. */
+    /**
+     * Each worker's maximum heap ({@code -Xmx}), in bytes; 0 in-process.
+     *
+     * @since 0.1.0
+     */
     public long workerHeapBytes() {
       return workerHeapBytes;
     }
 
-    /** Runs one worker executes at once; 0 in-process. */
+    /**
+     * Runs one worker executes at once; 0 in-process.
+     *
+     * @since 0.1.0
+     */
     public int runsPerWorker() {
       return runsPerWorker;
     }
 
-    /** Runs a worker takes before it is retired and replaced; 0 in-process. */
+    /**
+     * Runs a worker takes before it is retired and replaced; 0 in-process.
+     *
+     * @since 0.1.0
+     */
     public int maxRunsPerWorker() {
       return maxRunsPerWorker;
     }
 
-    /** How long a worker may take from its start until it is ready; zero in-process. */
+    /**
+     * How long a worker may take from its start until it is ready; zero in-process.
+     *
+     * @since 0.1.0
+     */
     public Duration workerStartTimeout() {
       return workerStartTimeout;
     }
 
-    /** How long past a run's wall-time or CPU cap the host waits before it kills the worker; zero in-process. */
+    /**
+     * How long past a run's wall-time or CPU cap the host waits before it kills the worker; zero in-process.
+     *
+     * @since 0.1.0
+     */
     public Duration killGrace() {
       return killGrace;
     }
 
-    /** How long a busy worker may send nothing (it reports every 100 ms) before it is held dead; zero in-process. */
+    /**
+     * How long a busy worker may send nothing (it reports every 100 ms) before it is held dead; zero in-process.
+     *
+     * @since 0.1.0
+     */
     public Duration silenceTimeout() {
       return silenceTimeout;
     }
 
-    /** Whether the embedder accepts a plain child JVM with resource limits where the full wall is unavailable. */
+    /**
+     * Whether the embedder accepts a plain child JVM with resource limits where the full wall is unavailable.
+     *
+     * @since 0.1.0
+     */
     public boolean acceptsWeakWall() {
       return weakWall;
     }
 
+    /** @since 0.1.0 */
     @Override
     public boolean equals(Object o) {
       return o instanceof Isolation i && process == i.process && workers == i.workers && spareWorkers == i.spareWorkers
@@ -945,12 +1084,14 @@ public final class PolyglotSandbox implements AutoCloseable {
           && killGrace.equals(i.killGrace) && weakWall == i.weakWall && silenceTimeout.equals(i.silenceTimeout);
     }
 
+    /** @since 0.1.0 */
     @Override
     public int hashCode() {
       return Objects.hash(process, workers, spareWorkers, workerHeapBytes, runsPerWorker, maxRunsPerWorker,
           workerStartTimeout, killGrace, weakWall, silenceTimeout);
     }
 
+    /** @since 0.1.0 */
     @Override
     public String toString() {
       if (!process) {
@@ -966,9 +1107,15 @@ public final class PolyglotSandbox implements AutoCloseable {
      * Configures process isolation. Defaults: 2 workers, 1 spare, a 512 MiB heap per worker, 1 run at a
      * time per worker, 200 runs before a worker is retired, 120 s for a worker to start (they start one at a time), a kill grace of
      * 500 ms, 10 s of silence before a busy worker is held dead, and the full wall required.
+     *
+     * @since 0.1.0
      */
     public static final class Builder {
-      /** The most workers one sandbox starts. */
+      /**
+       * The most workers one sandbox starts.
+       *
+       * @since 0.1.0
+       */
       public static final int MAX_WORKERS = 256;
       private int workers = 2;
       private int spareWorkers = 1;
@@ -982,7 +1129,11 @@ public final class PolyglotSandbox implements AutoCloseable {
 
       private Builder() {}
 
-      /** Workers that take runs, 1 to {@value #MAX_WORKERS}. */
+      /**
+       * Workers that take runs, 1 to {@value #MAX_WORKERS}.
+       *
+       * @since 0.1.0
+       */
       public Builder workers(int workers) {
         if (workers < 1 || workers > MAX_WORKERS) {
           throw new IllegalArgumentException("workers must be 1 to " + MAX_WORKERS + ", was " + workers);
@@ -991,7 +1142,11 @@ public final class PolyglotSandbox implements AutoCloseable {
         return this;
       }
 
-      /** Started workers waiting to replace one that is killed or retired, 0 to {@value #MAX_WORKERS}. */
+      /**
+       * Started workers waiting to replace one that is killed or retired, 0 to {@value #MAX_WORKERS}.
+       *
+       * @since 0.1.0
+       */
       public Builder spareWorkers(int spares) {
         if (spares < 0 || spares > MAX_WORKERS) {
           throw new IllegalArgumentException("spareWorkers must be 0 to " + MAX_WORKERS + ", was " + spares);
@@ -1004,6 +1159,8 @@ public final class PolyglotSandbox implements AutoCloseable {
        * Each worker's maximum heap, 128 MiB to 64 GiB. A worker whose heap runs out exits at once; its runs
        * end {@link Outcome#LIMIT_EXCEEDED} with {@link Limit#MEMORY}. Keep it above the policy's
        * {@link Limits#maxAllocatedBytes()} bound on what one run holds times {@link #runsPerWorker}.
+       *
+       * @since 0.1.0
        */
       public Builder workerHeapBytes(long bytes) {
         if (bytes < (128L << 20) || bytes > (64L << 30)) {
@@ -1017,6 +1174,8 @@ public final class PolyglotSandbox implements AutoCloseable {
        * Runs one worker executes at once, 1 to 64. With more than one, a hard stop (a run past its caps, a
        * heap that ran out) ends the other runs on that worker too: they end {@link Outcome#CANCELLED}, saying
        * why.
+       *
+       * @since 0.1.0
        */
       public Builder runsPerWorker(int runs) {
         if (runs < 1 || runs > 64) {
@@ -1026,7 +1185,11 @@ public final class PolyglotSandbox implements AutoCloseable {
         return this;
       }
 
-      /** Runs a worker takes before it is retired and replaced by a fresh process, 1 to 1,000,000. */
+      /**
+       * Runs a worker takes before it is retired and replaced by a fresh process, 1 to 1,000,000.
+       *
+       * @since 0.1.0
+       */
       public Builder maxRunsPerWorker(int runs) {
         if (runs < 1 || runs > 1_000_000) {
           throw new IllegalArgumentException("maxRunsPerWorker must be 1 to 1000000, was " + runs);
@@ -1035,7 +1198,11 @@ public final class PolyglotSandbox implements AutoCloseable {
         return this;
       }
 
-      /** How long a worker may take to start and warm up, 1 s to 10 min. */
+      /**
+       * How long a worker may take to start and warm up, 1 s to 10 min.
+       *
+       * @since 0.1.0
+       */
       public Builder workerStartTimeout(Duration timeout) {
         this.workerStartTimeout = within("workerStartTimeout", timeout, Duration.ofSeconds(1), Duration.ofMinutes(10));
         return this;
@@ -1045,28 +1212,43 @@ public final class PolyglotSandbox implements AutoCloseable {
        * How long past a run's wall-time or CPU cap the host waits for the worker's own answer before it kills
        * the worker, 100 ms to 60 s. The worker's engine normally stops a guest at its cap; the kill is for a
        * guest inside a builtin that polls no safepoint, or a worker that no longer answers.
+       *
+       * @since 0.1.0
        */
       public Builder killGrace(Duration grace) {
         this.killGrace = within("killGrace", grace, Duration.ofMillis(100), Duration.ofSeconds(60));
         return this;
       }
 
-      /** How long a worker with runs may send nothing before it is held dead and killed, 1 s to 10 min. */
+      /**
+       * How long a worker with runs may send nothing before it is held dead and killed, 1 s to 10 min.
+       *
+       * @since 0.1.0
+       */
       public Builder silenceTimeout(Duration timeout) {
         this.silenceTimeout = within("silenceTimeout", timeout, Duration.ofSeconds(1), Duration.ofMinutes(10));
         return this;
       }
 
       /**
+<<<<<<< HEAD
        * Accepts a weaker wall where the full one is unavailable: a child JVM without namespaces, with resource
        * limits (open files, file size, no core dumps), the JVM's caps, and the seccomp filter where the JDK
        * and kernel let it load. The policy's report and the model description then say so.
+=======
+       * Accepts a weaker wall where the full one is unavailable: a plain child JVM with resource limits
+       * (open files, file size, no core dumps) and the JVM's caps, without namespaces or the seccomp filter.
+       * The policy's report and the model description then say so.
+       *
+       * @since 0.1.0
+>>>>>>> wt-dist
        */
       public Builder weakWall() {
         this.weakWall = true;
         return this;
       }
 
+      /** @since 0.1.0 */
       public Isolation build() {
         return new Isolation(true, workers, spareWorkers, workerHeapBytes, runsPerWorker, maxRunsPerWorker,
             workerStartTimeout, killGrace, weakWall, silenceTimeout);

@@ -4,12 +4,24 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-/** Something the sandbox enforced during a run, in the order it happened. */
+/**
+ * Something the sandbox enforced during a run, in the order it happened.
+ *
+ * @since 0.1.0
+ */
 public sealed interface SandboxEvent {
-  /** When it happened. */
+  /**
+   * When it happened.
+   *
+   * @since 0.1.0
+   */
   Instant time();
 
-  /** The layer that enforced it. */
+  /**
+   * The layer that enforced it.
+   *
+   * @since 0.1.0
+   */
   Layer layer();
 
   /**
@@ -17,8 +29,10 @@ public sealed interface SandboxEvent {
    *
    * @param target what the operation was aimed at, in guest terms (a guest path, a host name); never a
    *     host path of the sandbox's own
+   * @since 0.1.0
    */
   record DeniedOperation(Instant time, Operation operation, String target, Layer layer) implements SandboxEvent {
+    /** @since 0.1.0 */
     public DeniedOperation {
       Objects.requireNonNull(time, "time");
       Objects.requireNonNull(operation, "operation");
@@ -27,8 +41,13 @@ public sealed interface SandboxEvent {
     }
   }
 
-  /** A resource cap stopped the run. */
+  /**
+   * A resource cap stopped the run.
+   *
+   * @since 0.1.0
+   */
   record LimitExceeded(Instant time, Limit limit, String detail, Layer layer) implements SandboxEvent {
+    /** @since 0.1.0 */
     public LimitExceeded {
       Objects.requireNonNull(time, "time");
       Objects.requireNonNull(limit, "limit");
@@ -46,9 +65,14 @@ public sealed interface SandboxEvent {
    *     sanitised and shortened), or the guest path of a declared output file
    * @param detail what was wrong, naming the cap, such as
    *     {@code "a string of 150 characters, longer than maxResultStringLength (100)"}
+   * @since 0.1.0
    */
   record OutputRejected(Instant time, Reason reason, String path, String detail) implements SandboxEvent {
-    /** Why the output boundary refused it. */
+    /**
+     * Why the output boundary refused it.
+     *
+     * @since 0.1.0
+     */
     public enum Reason {
       /** The result held more than {@link Limits#maxResultNodes()} values. */
       TOO_MANY_VALUES,
@@ -77,6 +101,7 @@ public sealed interface SandboxEvent {
       MISSING_FILE
     }
 
+    /** @since 0.1.0 */
     public OutputRejected {
       Objects.requireNonNull(time, "time");
       Objects.requireNonNull(reason, "reason");
@@ -84,13 +109,21 @@ public sealed interface SandboxEvent {
       Objects.requireNonNull(detail, "detail");
     }
 
-    /** Always {@link Layer#OUTPUT_BOUNDARY}. */
+    /**
+     * Always {@link Layer#OUTPUT_BOUNDARY}.
+     *
+     * @since 0.1.0
+     */
     @Override
     public Layer layer() {
       return Layer.OUTPUT_BOUNDARY;
     }
 
-    /** The path and the detail, as the run's error message gives them: {@code "$.a[2]: ..."}. */
+    /**
+     * The path and the detail, as the run's error message gives them: {@code "$.a[2]: ..."}.
+     *
+     * @since 0.1.0
+     */
     public String message() {
       return path + ": " + detail;
     }
@@ -103,10 +136,15 @@ public sealed interface SandboxEvent {
    * @param argumentBytes the size of the arguments as UTF-8 JSON; 0 if they could not be copied out
    * @param duration from the call entering the gateway to its answer leaving it
    * @param status how the call ended
+   * @since 0.1.0
    */
   record ToolCall(Instant time, String tool, long argumentBytes, Duration duration, Status status)
       implements SandboxEvent {
-    /** How a tool call ended (the sandbox's {@link Verdict} on it is always {@link Verdict#ALLOWED}). */
+    /**
+     * How a tool call ended (the sandbox's {@link Verdict} on it is always {@link Verdict#ALLOWED}).
+     *
+     * @since 0.1.0
+     */
     public enum Status {
       /** The handler returned a valid result. */
       OK,
@@ -124,6 +162,7 @@ public sealed interface SandboxEvent {
       CANCELLED
     }
 
+    /** @since 0.1.0 */
     public ToolCall {
       Objects.requireNonNull(time, "time");
       Objects.requireNonNull(tool, "tool");
@@ -131,7 +170,11 @@ public sealed interface SandboxEvent {
       Objects.requireNonNull(status, "status");
     }
 
-    /** Always {@link Layer#TOOL_GATEWAY}. */
+    /**
+     * Always {@link Layer#TOOL_GATEWAY}.
+     *
+     * @since 0.1.0
+     */
     @Override
     public Layer layer() {
       return Layer.TOOL_GATEWAY;

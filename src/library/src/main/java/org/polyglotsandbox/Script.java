@@ -27,6 +27,8 @@ import org.polyglotsandbox.internal.spi.RunFile;
  * <p>Inputs must be plain data: {@code null}, {@link Boolean}, {@link Number}, {@link CharSequence},
  * {@link java.util.List} and {@link Map} with string keys. They reach the guest as fresh guest values
  * (JavaScript objects and arrays, Python dicts and lists), never as host objects.
+ *
+ * @since 0.1.0
  */
 public final class Script {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
@@ -37,13 +39,29 @@ public final class Script {
   /** Guest paths a script may declare as output files. */
   static final int MAX_OUTPUT_FILES = 256;
   private static final Pattern ATTRIBUTE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
-  /** Attributes one run may carry ({@link #withAttribute}). */
+  /**
+   * Attributes one run may carry ({@link #withAttribute}).
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_ATTRIBUTES = 32;
-  /** Characters one attribute's value may hold. */
+  /**
+   * Characters one attribute's value may hold.
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_ATTRIBUTE_CHARS = 256;
-  /** Files one script may hand to its run ({@link #withFile}). */
+  /**
+   * Files one script may hand to its run ({@link #withFile}).
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_FILES = 256;
-  /** Bytes all of a script's {@link #withFile} files may hold together: 1 GiB. */
+  /**
+   * Bytes all of a script's {@link #withFile} files may hold together: 1 GiB.
+   *
+   * @since 0.1.0
+   */
   public static final long MAX_TOTAL_FILE_BYTES = 1L << 30;
 
   private final Language language;
@@ -100,7 +118,11 @@ public final class Script {
     this.outputListener = outputListener;
   }
 
-  /** A script named {@code main.js} or {@code main.py}, with no inputs. */
+  /**
+   * A script named {@code main.js} or {@code main.py}, with no inputs.
+   *
+   * @since 0.1.0
+   */
   public static Script of(Language language, String code) {
     return new Script(language, code, "main" + language.extensions().get(0), Map.of(), null, Map.of());
   }
@@ -109,6 +131,8 @@ public final class Script {
    * A label ({@link #withLabel}) made from text nobody checked: a client's request id, an agent's
    * conversation id. Control characters become {@code ?} and it is cut to the label's 128 characters,
    * so {@code withLabel(Script.labelFrom(text))} never throws.
+   *
+   * @since 0.1.0
    */
   public static String labelFrom(String text) {
     Objects.requireNonNull(text, "text");
@@ -126,6 +150,7 @@ public final class Script {
    * its run ({@link AuditEvent#label()}, the JFR event's {@code label} field). Guest code never sees it.
    *
    * @throws IllegalArgumentException if it is longer than 128 characters or holds a control character
+   * @since 0.1.0
    */
   public Script withLabel(String label) {
     Objects.requireNonNull(label, "label");
@@ -150,18 +175,28 @@ public final class Script {
    * ({@link ExecutionResult#undeliveredOutputChunks()}); a listener that throws loses that chunk only
    * (it is logged). Chunks may still arrive shortly after the run's result; the result always holds the
    * whole output.
+   *
+   * @since 0.1.0
    */
   public Script withOutputListener(Consumer<? super ExecutionResult.OutputChunk> listener) {
     Objects.requireNonNull(listener, "listener");
     return new Script(language, code, name, inputs, resultSchema, outputFiles, label, listener, files, attributes, limits);
   }
 
-  /** The listener set by {@link #withOutputListener}, if any. */
+  /**
+   * The listener set by {@link #withOutputListener}, if any.
+   *
+   * @since 0.1.0
+   */
   public Optional<Consumer<? super ExecutionResult.OutputChunk>> outputListener() {
     return Optional.ofNullable(outputListener);
   }
 
-  /** The embedder's label for this script's run ({@link #withLabel}); empty if none was given. */
+  /**
+   * The embedder's label for this script's run ({@link #withLabel}); empty if none was given.
+   *
+   * @since 0.1.0
+   */
   public String label() {
     return label;
   }
@@ -175,6 +210,7 @@ public final class Script {
    * @param maxCodeChars the most characters of code accepted
    * @throws IllegalArgumentException naming the problem (an unknown or missing argument, a wrong type, code
    *     too long, an input name that is not an identifier or is reserved), in words a model can act on
+   * @since 0.1.0
    */
   public static Script fromToolArguments(Language language, Map<String, ?> arguments, int maxCodeChars) {
     Objects.requireNonNull(language, "language");
@@ -220,6 +256,7 @@ public final class Script {
    * and Spring AI hand them to a tool); blank text is no arguments.
    *
    * @throws IllegalArgumentException if the text is not a JSON object, or naming the problem
+   * @since 0.1.0
    */
   public static Script fromToolArguments(Language language, String argumentsJson, int maxCodeChars) {
     Object parsed;
@@ -238,7 +275,11 @@ public final class Script {
     return fromToolArguments(language, args, maxCodeChars);
   }
 
-  /** This script under another name, as guest stack traces show it; a file name, never a host path. */
+  /**
+   * This script under another name, as guest stack traces show it; a file name, never a host path.
+   *
+   * @since 0.1.0
+   */
   public Script named(String name) {
     return new Script(language, code, Objects.requireNonNull(name, "name"), inputs, resultSchema, outputFiles, label, outputListener, files, attributes, limits);
   }
@@ -249,6 +290,7 @@ public final class Script {
    * @throws IllegalArgumentException if a name is not an identifier, or is {@code tools} or
    *     {@code readText} (the sandbox's own globals); values are checked when the script runs: plain
    *     data only, at most 64 levels deep, 1,000,000 values and 64 Mi characters of text per input
+   * @since 0.1.0
    */
   public Script withInputs(Map<String, ?> inputs) {
     Map<String, Object> copy = new LinkedHashMap<>();
@@ -275,6 +317,7 @@ public final class Script {
    *
    * @param jsonSchema the schema as JSON text
    * @throws IllegalArgumentException naming the problem, if it is not JSON or not a valid JSON Schema
+   * @since 0.1.0
    */
   public Script withResultSchema(String jsonSchema) {
     JsonSchema schema = JsonSchema.parse(Objects.requireNonNull(jsonSchema, "jsonSchema"), "result schema");
@@ -306,6 +349,7 @@ public final class Script {
    *     name must also be safe as a host file name (no backslash, colon or control character)
    * @throws IllegalArgumentException naming the path, if one is not such a path, or if more than
    *     {@value #MAX_OUTPUT_FILES} would be declared
+   * @since 0.1.0
    */
   public Script withOutputFiles(String... guestPaths) {
     return withOutputFiles(guestPaths, false);
@@ -314,6 +358,8 @@ public final class Script {
   /**
    * {@link #withOutputFiles}, except that a run that finished but left one of these files missing ends
    * with {@link Outcome#OUTPUT_REJECTED}.
+   *
+   * @since 0.1.0
    */
   public Script withRequiredOutputFiles(String... guestPaths) {
     return withOutputFiles(guestPaths, true);
@@ -336,18 +382,27 @@ public final class Script {
    * This script with a read-only file in its run's in-memory file system ({@link FileMode#READ_ONLY}).
    *
    * @see #withFile(String, byte[], FileMode)
+   * @since 0.1.0
    */
   public Script withFile(String guestPath, byte[] content) {
     return withFile(guestPath, content, FileMode.READ_ONLY);
   }
 
-  /** {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8, read-only. */
+  /**
+   * {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8, read-only.
+   *
+   * @since 0.1.0
+   */
   public Script withFile(String guestPath, String text) {
     return withFile(guestPath, Objects.requireNonNull(text, "text").getBytes(StandardCharsets.UTF_8),
         FileMode.READ_ONLY);
   }
 
-  /** {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8. */
+  /**
+   * {@link #withFile(String, byte[], FileMode)} with {@code text} encoded as UTF-8.
+   *
+   * @since 0.1.0
+   */
   public Script withFile(String guestPath, String text, FileMode mode) {
     return withFile(guestPath, Objects.requireNonNull(text, "text").getBytes(StandardCharsets.UTF_8), mode);
   }
@@ -375,6 +430,7 @@ public final class Script {
    * @throws IllegalArgumentException naming the path, if it is not such a path, if it lies inside or
    *     above another file given here, or if more than {@value #MAX_FILES} files or
    *     {@value #MAX_TOTAL_FILE_BYTES} bytes in all would be given
+   * @since 0.1.0
    */
   public Script withFile(String guestPath, byte[] content, FileMode mode) {
     Objects.requireNonNull(content, "content");
@@ -403,7 +459,11 @@ public final class Script {
         Collections.unmodifiableMap(copy), attributes, limits);
   }
 
-  /** The files given by {@link #withFile}: normalized guest path to mode, in the order given. */
+  /**
+   * The files given by {@link #withFile}: normalized guest path to mode, in the order given.
+   *
+   * @since 0.1.0
+   */
   public Map<String, FileMode> files() {
     Map<String, FileMode> out = new LinkedHashMap<>();
     files.forEach((p, f) -> out.put(p, f.writable() ? FileMode.WRITABLE : FileMode.READ_ONLY));
@@ -468,6 +528,7 @@ public final class Script {
    * @param value at most {@value #MAX_ATTRIBUTE_CHARS} characters, no control character
    * @throws IllegalArgumentException naming the value, if the name or value breaks these rules, or if
    *     the run would carry more than {@value #MAX_ATTRIBUTES} attributes
+   * @since 0.1.0
    */
   public Script withAttribute(String name, String value) {
     return withAttribute(name, value, false);
@@ -477,6 +538,8 @@ public final class Script {
    * {@link #withAttribute}, and every audit event of the run carries it too ({@link AuditEvent#attributes()},
    * the JFR event's {@code attributes} field, {@link ExecutionResult#auditEvents()}). Audit only what
    * may be kept in logs.
+   *
+   * @since 0.1.0
    */
   public Script withAuditedAttribute(String name, String value) {
     return withAttribute(name, value, true);
@@ -509,14 +572,22 @@ public final class Script {
         Collections.unmodifiableMap(copy), limits);
   }
 
-  /** The run's attributes ({@link #withAttribute}, {@link #withAuditedAttribute}), in the order set. */
+  /**
+   * The run's attributes ({@link #withAttribute}, {@link #withAuditedAttribute}), in the order set.
+   *
+   * @since 0.1.0
+   */
   public Map<String, String> attributes() {
     Map<String, String> out = new LinkedHashMap<>();
     attributes.forEach((n, a) -> out.put(n, a.value()));
     return Collections.unmodifiableMap(out);
   }
 
-  /** The attributes audit events carry ({@link #withAuditedAttribute}), in the order set. */
+  /**
+   * The attributes audit events carry ({@link #withAuditedAttribute}), in the order set.
+   *
+   * @since 0.1.0
+   */
   public Map<String, String> auditedAttributes() {
     Map<String, String> out = new LinkedHashMap<>();
     attributes.forEach((n, a) -> {
@@ -535,6 +606,7 @@ public final class Script {
    * (the warm pool's are made with the policy's statement limit). Checked when the script is run.
    *
    * @see PolyglotSandbox#run(Script)
+   * @since 0.1.0
    */
   public Script withLimits(Limits limits) {
     Objects.requireNonNull(limits, "limits");
@@ -542,7 +614,11 @@ public final class Script {
         attributes, limits);
   }
 
-  /** The limits set by {@link #withLimits}, if any; without them the run has the policy's. */
+  /**
+   * The limits set by {@link #withLimits}, if any; without them the run has the policy's.
+   *
+   * @since 0.1.0
+   */
   public Optional<Limits> limits() {
     return Optional.ofNullable(limits);
   }
@@ -578,33 +654,49 @@ public final class Script {
     return p;
   }
 
+  /** @since 0.1.0 */
   public Language language() {
     return language;
   }
 
+  /** @since 0.1.0 */
   public String code() {
     return code;
   }
 
+  /** @since 0.1.0 */
   public String name() {
     return name;
   }
 
+  /** @since 0.1.0 */
   public Map<String, Object> inputs() {
     return inputs;
   }
 
-  /** The result schema as given to {@link #withResultSchema}, if any. */
+  /**
+   * The result schema as given to {@link #withResultSchema}, if any.
+   *
+   * @since 0.1.0
+   */
   public Optional<String> resultSchema() {
     return resultSchema == null ? Optional.empty() : Optional.of(resultSchema.text());
   }
 
-  /** The declared output files' guest paths, normalized, in the order declared. */
+  /**
+   * The declared output files' guest paths, normalized, in the order declared.
+   *
+   * @since 0.1.0
+   */
   public List<String> outputFiles() {
     return List.copyOf(outputFiles.keySet());
   }
 
-  /** The declared output files that are required ({@link #withRequiredOutputFiles}). */
+  /**
+   * The declared output files that are required ({@link #withRequiredOutputFiles}).
+   *
+   * @since 0.1.0
+   */
   public Set<String> requiredOutputFiles() {
     Set<String> out = new LinkedHashSet<>();
     outputFiles.forEach((path, required) -> {
@@ -646,6 +738,8 @@ public final class Script {
   /**
    * Whether guest code may overwrite a file the embedder hands to one run ({@link Script#withFile(String,
    * byte[], FileMode)}). Neither mode lets it delete, rename or replace the file by another.
+   *
+   * @since 0.1.0
    */
   public enum FileMode {
     /** Guest code may read the file; a write is denied like a write outside the mounts. The default. */

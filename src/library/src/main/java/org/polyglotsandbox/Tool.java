@@ -32,9 +32,15 @@ import org.polyglotsandbox.internal.boundary.JsonSchema;
  * More than {@link #maxCallsPerRun()} calls in one run end the run with {@link Limit#TOOL_CALLS}.
  *
  * <p>Immutable and safe to share between sandboxes.
+ *
+ * @since 0.1.0
  */
 public final class Tool {
-  /** Longest tool name. */
+  /**
+   * Longest tool name.
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_NAME_LENGTH = 64;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*");
@@ -87,6 +93,7 @@ public final class Tool {
    * characters, no segment a JavaScript or Python keyword.
    *
    * @throws IllegalArgumentException if the name breaks these rules
+   * @since 0.1.0
    */
   public static Builder builder(String name) {
     return new Builder(checkName(name));
@@ -132,27 +139,44 @@ public final class Tool {
    *
    * @throws IllegalArgumentException if two tools have the same name
    * @throws NullPointerException if {@code language}, {@code tools} or one of them is null
+   * @since 0.1.0
    */
   public static String stubs(Language language, java.util.Collection<Tool> tools) {
     return ToolStubs.of(language, tools);
   }
 
-  /** The name guest code calls it by. */
+  /**
+   * The name guest code calls it by.
+   *
+   * @since 0.1.0
+   */
   public String name() {
     return name;
   }
 
-  /** What it does, for people and for agents choosing a tool; empty unless set. */
+  /**
+   * What it does, for people and for agents choosing a tool; empty unless set.
+   *
+   * @since 0.1.0
+   */
   public String description() {
     return description;
   }
 
-  /** The JSON Schema its arguments must satisfy, as given; by default it takes no arguments. */
+  /**
+   * The JSON Schema its arguments must satisfy, as given; by default it takes no arguments.
+   *
+   * @since 0.1.0
+   */
   public String parameters() {
     return parameters.text();
   }
 
-  /** The JSON Schema its results must satisfy, if results are checked. */
+  /**
+   * The JSON Schema its results must satisfy, if results are checked.
+   *
+   * @since 0.1.0
+   */
   public Optional<String> result() {
     return result == null ? Optional.empty() : Optional.of(result.text());
   }
@@ -160,6 +184,8 @@ public final class Tool {
   /**
    * The host function. For a tool built with a {@link ContextualHandler}, one that calls it with a
    * context naming no run (empty run id, label and attributes).
+   *
+   * @since 0.1.0
    */
   public Tool.Handler handler() {
     return handler;
@@ -168,6 +194,8 @@ public final class Tool {
   /**
    * The host function with its call's context: the {@link ContextualHandler} given to the builder, or
    * the {@link Handler} given to it, which ignores the context. The sandbox calls this one.
+   *
+   * @since 0.1.0
    */
   public Tool.ContextualHandler contextualHandler() {
     return contextualHandler;
@@ -181,17 +209,29 @@ public final class Tool {
     return h == null ? null : arguments -> h.call(arguments, new Call(name, "", "", Map.of()));
   }
 
-  /** Calls one run may make; the next ends the run with {@link Limit#TOOL_CALLS}. Default 1000. */
+  /**
+   * Calls one run may make; the next ends the run with {@link Limit#TOOL_CALLS}. Default 1000.
+   *
+   * @since 0.1.0
+   */
   public int maxCallsPerRun() {
     return maxCallsPerRun;
   }
 
-  /** How long one call may take before it is abandoned and fails in the guest. Default 5 s. */
+  /**
+   * How long one call may take before it is abandoned and fails in the guest. Default 5 s.
+   *
+   * @since 0.1.0
+   */
   public Duration timeout() {
     return timeout;
   }
 
-  /** The largest argument object, measured as UTF-8 JSON. Default 64 KiB. */
+  /**
+   * The largest argument object, measured as UTF-8 JSON. Default 64 KiB.
+   *
+   * @since 0.1.0
+   */
   public int maxArgumentBytes() {
     return maxArgumentBytes;
   }
@@ -199,6 +239,8 @@ public final class Tool {
   /**
    * Whether the handler runs on the guest's own thread instead of a handler thread. See
    * {@link Builder#inline()}. Default false.
+   *
+   * @since 0.1.0
    */
   public boolean isInline() {
     return inline;
@@ -212,6 +254,7 @@ public final class Tool {
     return result;
   }
 
+  /** @since 0.1.0 */
   @Override
   public String toString() {
     return "Tool{" + name + ", maxCallsPerRun=" + maxCallsPerRun + ", timeout=" + timeout
@@ -241,7 +284,11 @@ public final class Tool {
     return t.replaceAll("\\p{Cntrl}", "?");
   }
 
-  /** Builds a {@link Tool}; each setter rejects a bad value at once, {@link #build()} checks the schemas. */
+  /**
+   * Builds a {@link Tool}; each setter rejects a bad value at once, {@link #build()} checks the schemas.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final String name;
     private String description = "";
@@ -258,7 +305,10 @@ public final class Tool {
       this.name = name;
     }
 
-    /** @see Tool#description() */
+    /**
+     * @see Tool#description()
+     * @since 0.1.0
+     */
     public Builder description(String description) {
       this.description = Objects.requireNonNull(description, "description");
       return this;
@@ -269,19 +319,27 @@ public final class Tool {
      * tool takes no arguments.
      *
      * @see Tool#parameters()
+     * @since 0.1.0
      */
     public Builder parameters(String jsonSchema) {
       this.parameters = Objects.requireNonNull(jsonSchema, "parameters schema");
       return this;
     }
 
-    /** @see Tool#result() */
+    /**
+     * @see Tool#result()
+     * @since 0.1.0
+     */
     public Builder result(String jsonSchema) {
       this.result = Objects.requireNonNull(jsonSchema, "result schema");
       return this;
     }
 
-    /** The host function. Required: this or {@link #handler(ContextualHandler)}, the last one set. */
+    /**
+     * The host function. Required: this or {@link #handler(ContextualHandler)}, the last one set.
+     *
+     * @since 0.1.0
+     */
     public Builder handler(Tool.Handler handler) {
       this.handler = Objects.requireNonNull(handler, "handler");
       this.contextualHandler = null;
@@ -292,6 +350,8 @@ public final class Tool {
      * The host function, given each call's {@link Call} (which run, label and attributes)
      * with its arguments: {@code handler((args, call) -> lookup(call.attribute("tenant"), args))}.
      * Replaces a {@link #handler(Handler)} set before, and is replaced by one set after.
+     *
+     * @since 0.1.0
      */
     public Builder handler(Tool.ContextualHandler handler) {
       this.contextualHandler = Objects.requireNonNull(handler, "handler");
@@ -299,7 +359,10 @@ public final class Tool {
       return this;
     }
 
-    /** @see Tool#maxCallsPerRun() */
+    /**
+     * @see Tool#maxCallsPerRun()
+     * @since 0.1.0
+     */
     public Builder maxCallsPerRun(int calls) {
       if (calls < 1 || calls > 10_000_000) {
         throw new IllegalArgumentException("maxCallsPerRun (" + calls + ") must be between 1 and 10000000");
@@ -308,7 +371,10 @@ public final class Tool {
       return this;
     }
 
-    /** @see Tool#timeout() */
+    /**
+     * @see Tool#timeout()
+     * @since 0.1.0
+     */
     public Builder timeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
@@ -318,7 +384,10 @@ public final class Tool {
       return this;
     }
 
-    /** @see Tool#maxArgumentBytes() */
+    /**
+     * @see Tool#maxArgumentBytes()
+     * @since 0.1.0
+     */
     public Builder maxArgumentBytes(int bytes) {
       if (bytes < 2 || bytes > 16 << 20) {
         throw new IllegalArgumentException("maxArgumentBytes (" + bytes + ") must be between 2 and 16 MiB");
@@ -340,6 +409,8 @@ public final class Tool {
      * thread until it returns: the run's result is still delivered at its wall-time deadline, but the
      * thread and its context are released only then. Leave blocking and slow handlers (network, disk,
      * other services) on handler threads, the default.
+     *
+     * @since 0.1.0
      */
     public Builder inline() {
       this.inline = true;
@@ -352,6 +423,7 @@ public final class Tool {
      * @throws IllegalStateException if no handler was set
      * @throws IllegalArgumentException if a schema is not JSON, not a valid JSON Schema, or the parameters
      *     schema does not describe an object
+     * @since 0.1.0
      */
     public Tool build() {
       if (handler == null && contextualHandler == null) {
@@ -373,6 +445,8 @@ public final class Tool {
    * <p>It runs on a sandbox-owned thread, never on the guest's, so that its {@linkplain Tool#timeout()
    * timeout} and the run's wall-clock deadline hold while it works. It may be called from several runs
    * at once; it must be thread-safe.
+   *
+   * @since 0.1.0
    */
   @FunctionalInterface
   public interface Handler {
@@ -388,6 +462,7 @@ public final class Tool {
      *     java.util.List} or {@link Map} with string keys, nested; anything else fails the call
      * @throws ToolException to fail the call with a message meant for the guest
      * @throws Exception for any other failure; the guest sees only its message, never its class or stack
+     * @since 0.1.0
      */
     Object call(Map<String, Object> arguments) throws Exception;
   }
@@ -396,6 +471,8 @@ public final class Tool {
    * The host side of a {@link Tool} that wants to know which run calls it: {@link Handler}, with the
    * call's {@link Call}. Same threads, timeout, checks and thread-safety duty as a
    * {@link Handler}.
+   *
+   * @since 0.1.0
    */
   @FunctionalInterface
   public interface ContextualHandler {
@@ -407,6 +484,7 @@ public final class Tool {
      * @return as for {@link Handler#call}
      * @throws ToolException to fail the call with a message meant for the guest
      * @throws Exception for any other failure; the guest sees only its message, never its class or stack
+     * @since 0.1.0
      */
     Object call(Map<String, Object> arguments, Call call) throws Exception;
   }
@@ -423,8 +501,10 @@ public final class Tool {
    * @param label the run's label ({@link Script#withLabel}), empty if none
    * @param attributes the run's attributes ({@link Script#withAttribute}), unmodifiable, in the order set,
    *     audited or not
+   * @since 0.1.0
    */
   public record Call(String tool, String runId, String label, Map<String, String> attributes) {
+    /** @since 0.1.0 */
     public Call {
       Objects.requireNonNull(tool, "tool");
       Objects.requireNonNull(runId, "runId");
@@ -433,7 +513,11 @@ public final class Tool {
           Objects.requireNonNull(attributes, "attributes")));
     }
 
-    /** The attribute of that name, or null if the run has none. */
+    /**
+     * The attribute of that name, or null if the run has none.
+     *
+     * @since 0.1.0
+     */
     public String attribute(String name) {
       return attributes.get(name);
     }

@@ -7,6 +7,8 @@ import java.util.Locale;
  * everywhere: a {@link PolicyReport.Entry} says in advance what the policy decides
  * ({@link #ALLOWED} or {@link #DENIED}); an {@link AuditEvent} says what the sandbox decided at run time
  * (also {@link #STOPPED}, when a limit ended the run).
+ *
+ * @since 0.1.0
  */
 public enum Verdict {
   /** The operation is allowed: it goes through its layer (a tool call, whatever the tool answers). */
@@ -16,7 +18,11 @@ public enum Verdict {
   /** A limit ended the run: the operation was allowed, but there was no budget left for it. */
   STOPPED;
 
-  /** A stable name for reports, logs and JSON: {@code allowed}, {@code denied} or {@code stopped}. */
+  /**
+   * A stable name for reports, logs and JSON: {@code allowed}, {@code denied} or {@code stopped}.
+   *
+   * @since 0.1.0
+   */
   public String id() {
     return name().toLowerCase(Locale.ROOT);
   }

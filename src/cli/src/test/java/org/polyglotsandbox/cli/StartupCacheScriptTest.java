@@ -44,7 +44,9 @@ class StartupCacheScriptTest {
 
   /** The keys startup_cache_keys prints for a fake build and JDK under {@code root}. */
   private String keys(Path root) throws IOException, InterruptedException {
-    Result r = bash(Map.of(), "bash", "-c", "here=" + BIN + "; target=" + root.resolve("target")
+    Path target = root.resolve("target");
+    Result r = bash(Map.of(), "bash", "-c", "here=" + BIN + "; classpath=" + target.resolve("classes") + ":"
+        + root.resolve("lib/classes") + ":" + root.resolve("dep.jar") + "; jit_dir=" + target.resolve("jit")
         + "; JAVA_HOME=" + root.resolve("jdk") + "; . " + BIN.resolve("startup-cache.sh")
         + "; startup_cache_keys \"$(printf '%s\\n' -XX:+EnableJVMCI)\"");
     assertThat(r.status()).as(r.toString()).isZero();
@@ -90,7 +92,6 @@ class StartupCacheScriptTest {
     Files.writeString(jar, "jar");
     Files.writeString(jit, "jit");
     Files.writeString(release, "JAVA_VERSION=\"25.0.3\"\n");
-    Files.writeString(target.resolve("runtime-classpath.txt"), root.resolve("lib/classes") + ":" + jar);
 
     String first = keys(root);
     assertThat(keys(root)).as("the same build, the same key").isEqualTo(first);

@@ -15,14 +15,20 @@ import org.polyglotsandbox.ExecutionResult;
  *     was called directly with none
  * @param tool {@code run_javascript} or {@code run_python}
  * @param result what the run returned
+ * @since 0.1.0
  */
 public record AgentRun(Object memoryId, String tool, ExecutionResult result) {
+  /** @since 0.1.0 */
   public AgentRun {
     Objects.requireNonNull(tool, "tool");
     Objects.requireNonNull(result, "result");
   }
 
-  /** The run's audit events (denials, tripped limits, tool calls), all of this agent's memory id. */
+  /**
+   * The run's audit events (denials, tripped limits, tool calls), all of this agent's memory id.
+   *
+   * @since 0.1.0
+   */
   public List<AuditEvent> auditEvents() {
     return result.auditEvents();
   }

@@ -43,13 +43,19 @@ import org.polyglotsandbox.ToolException;
  * memory of its own.
  *
  * <p>Only tools the policy allows by name are visible to guest code; registering them is not enough.
+ *
+ * @since 0.1.0
  */
 public final class ApplicationTools {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private ApplicationTools() {}
 
-  /** The {@code @Tool} methods of these objects, by their LangChain4j names, with the sandbox's defaults. */
+  /**
+   * The {@code @Tool} methods of these objects, by their LangChain4j names, with the sandbox's defaults.
+   *
+   * @since 0.1.0
+   */
   public static List<Tool> of(Object... objects) {
     Builder b = builder();
     for (Object o : objects) {
@@ -58,12 +64,20 @@ public final class ApplicationTools {
     return b.build();
   }
 
-  /** A builder; add at least one object. */
+  /**
+   * A builder; add at least one object.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Builds the sandbox tools of one or more objects' {@code @Tool} methods. */
+  /**
+   * Builds the sandbox tools of one or more objects' {@code @Tool} methods.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final List<Object> objects = new ArrayList<>();
     private String namespace;
@@ -72,7 +86,11 @@ public final class ApplicationTools {
 
     private Builder() {}
 
-    /** Adds the {@code @Tool} methods of {@code object}, its class's and its superclasses' public ones. */
+    /**
+     * Adds the {@code @Tool} methods of {@code object}, its class's and its superclasses' public ones.
+     *
+     * @since 0.1.0
+     */
     public Builder add(Object object) {
       objects.add(Objects.requireNonNull(object, "object"));
       return this;
@@ -83,6 +101,7 @@ public final class ApplicationTools {
      * which guest code calls as {@code tools.shop.priceOf(...)}.
      *
      * @throws IllegalArgumentException if it is not a valid tool name
+     * @since 0.1.0
      */
     public Builder namespace(String namespace) {
       Tool.builder(Objects.requireNonNull(namespace, "namespace")); // the same rules as a tool name
@@ -90,13 +109,21 @@ public final class ApplicationTools {
       return this;
     }
 
-    /** Each tool's timeout; the sandbox's default (5 s) unless set. */
+    /**
+     * Each tool's timeout; the sandbox's default (5 s) unless set.
+     *
+     * @since 0.1.0
+     */
     public Builder timeout(Duration timeout) {
       this.timeout = Objects.requireNonNull(timeout, "timeout");
       return this;
     }
 
-    /** Each tool's calls per run; the sandbox's default (1000) unless set. */
+    /**
+     * Each tool's calls per run; the sandbox's default (1000) unless set.
+     *
+     * @since 0.1.0
+     */
     public Builder maxCallsPerRun(int calls) {
       this.maxCallsPerRun = calls;
       return this;
@@ -109,6 +136,7 @@ public final class ApplicationTools {
      *     tool's name is not a valid sandbox tool name (letters, digits and underscores, starting with a
      *     letter, no JavaScript or Python keyword), or two tools share a name, or a parameter has no name
      *     (the class was compiled without {@code -parameters} and the parameter has no {@code @P(name)})
+     * @since 0.1.0
      */
     public List<Tool> build() {
       if (objects.isEmpty()) {

@@ -16,6 +16,8 @@ import org.polyglotsandbox.PolyglotSandbox;
  * fresh context that is closed afterwards. {@link #execute} never throws for anything the guest does
  * (an error, a denied operation, a limit): that is all in the text. When the sandbox is too busy to start
  * the run, the text says so and that nothing ran. The sandbox stays the caller's to close.
+ *
+ * @since 0.1.0
  */
 public final class SandboxCodeExecutionEngine implements CodeExecutionEngine {
   private final PolyglotSandbox sandbox;
@@ -39,6 +41,7 @@ public final class SandboxCodeExecutionEngine implements CodeExecutionEngine {
    * An engine for {@code language}, whose results are rendered in at most 16,384 characters.
    *
    * @throws IllegalArgumentException if the sandbox's policy does not allow {@code language}
+   * @since 0.1.0
    */
   public static SandboxCodeExecutionEngine of(PolyglotSandbox sandbox, Language language) {
     return new SandboxCodeExecutionEngine(sandbox, language, 16_384);
@@ -48,12 +51,17 @@ public final class SandboxCodeExecutionEngine implements CodeExecutionEngine {
    * This engine with results rendered in at most {@code maxChars} characters.
    *
    * @throws IllegalArgumentException if {@code maxChars} is below 1,000
+   * @since 0.1.0
    */
   public SandboxCodeExecutionEngine withMaxChars(int maxChars) {
     return new SandboxCodeExecutionEngine(sandbox, language, maxChars);
   }
 
-  /** The language every piece of code is run as. */
+  /**
+   * The language every piece of code is run as.
+   *
+   * @since 0.1.0
+   */
   public Language language() {
     return language;
   }
@@ -63,6 +71,7 @@ public final class SandboxCodeExecutionEngine implements CodeExecutionEngine {
    *
    * @throws NullPointerException if {@code code} is null
    * @throws IllegalStateException if the sandbox is closed
+   * @since 0.1.0
    */
   @Override
   public String execute(String code) {

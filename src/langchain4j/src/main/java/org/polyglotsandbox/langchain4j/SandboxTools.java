@@ -38,9 +38,15 @@ import org.polyglotsandbox.Script;
  * result to the {@link Builder#onRun} listener, on the calling thread, before the text returns to the
  * model, and labels the run ({@code memory:<id>}, {@link org.polyglotsandbox.Script#withLabel}), so the
  * sandbox's own audit events (its listener, JDK Flight Recorder) carry it too.
+ *
+ * @since 0.1.0
  */
 public final class SandboxTools implements ToolProvider {
-  /** The most characters of code a model may send in one call. */
+  /**
+   * The most characters of code a model may send in one call.
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_CODE_CHARS = 100_000;
 
   private final PolyglotSandbox sandbox;
@@ -63,27 +69,47 @@ public final class SandboxTools implements ToolProvider {
     this.tools = java.util.Collections.unmodifiableMap(map);
   }
 
-  /** A builder for tools over {@code sandbox}, which stays the caller's to close. */
+  /**
+   * A builder for tools over {@code sandbox}, which stays the caller's to close.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder(PolyglotSandbox sandbox) {
     return new Builder(Objects.requireNonNull(sandbox, "sandbox"));
   }
 
-  /** The tool's name for a language: {@code run_javascript} or {@code run_python}. */
+  /**
+   * The tool's name for a language: {@code run_javascript} or {@code run_python}.
+   *
+   * @since 0.1.0
+   */
   public static String toolName(Language language) {
     return "run_" + (language == Language.PYTHON ? "python" : "javascript");
   }
 
-  /** The tools, specification to executor, in the order JavaScript, Python; for {@code AiServices.tools(Map)}. */
+  /**
+   * The tools, specification to executor, in the order JavaScript, Python; for {@code AiServices.tools(Map)}.
+   *
+   * @since 0.1.0
+   */
   public Map<ToolSpecification, ToolExecutor> tools() {
     return tools;
   }
 
-  /** The specifications, each with its name, policy description and parameters schema. */
+  /**
+   * The specifications, each with its name, policy description and parameters schema.
+   *
+   * @since 0.1.0
+   */
   public List<ToolSpecification> specifications() {
     return List.copyOf(tools.keySet());
   }
 
-  /** The same tools for every request: the sandbox's policy does not change. */
+  /**
+   * The same tools for every request: the sandbox's policy does not change.
+   *
+   * @since 0.1.0
+   */
   @Override
   public ToolProviderResult provideTools(ToolProviderRequest request) {
     return ToolProviderResult.builder().addAll(tools).build();
@@ -138,7 +164,11 @@ public final class SandboxTools implements ToolProvider {
     return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
 
-  /** Builds {@link SandboxTools}. */
+  /**
+   * Builds {@link SandboxTools}.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final PolyglotSandbox sandbox;
     private Consumer<? super AgentRun> onRun;
@@ -152,6 +182,8 @@ public final class SandboxTools implements ToolProvider {
      * Called with every run, its agent's memory id and its result, on the thread that executed the tool,
      * before the result goes back to the model. An exception it throws reaches LangChain4j as the tool's
      * failure.
+     *
+     * @since 0.1.0
      */
     public Builder onRun(Consumer<? super AgentRun> listener) {
       this.onRun = Objects.requireNonNull(listener, "listener");
@@ -162,6 +194,7 @@ public final class SandboxTools implements ToolProvider {
      * The budget of each result's model text; 16,384 characters by default.
      *
      * @throws IllegalArgumentException if below 1,000
+     * @since 0.1.0
      */
     public Builder maxModelTextChars(int chars) {
       if (chars < 1_000) {
@@ -175,6 +208,7 @@ public final class SandboxTools implements ToolProvider {
      * Returns the tools.
      *
      * @throws IllegalArgumentException if the sandbox's policy allows neither language
+     * @since 0.1.0
      */
     public SandboxTools build() {
       if (sandbox.policy().languages().isEmpty()) {

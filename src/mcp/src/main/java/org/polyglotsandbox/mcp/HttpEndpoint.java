@@ -43,6 +43,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * through the same check as stdio (tags {@code tools/call}, turns {@code notifications/cancelled} into a
  * cancelled run) and cancels a session's runs when the client deletes the session. Plain HTTP: put it
  * behind a TLS-terminating, authenticating proxy to serve anything but loopback ({@code docs/mcp-server.md}, "Over HTTP").
+ *
+ * @since 0.1.0
  */
 public final class HttpEndpoint implements AutoCloseable {
   private static final String SESSION_HEADER = "Mcp-Session-Id";
@@ -110,17 +112,29 @@ public final class HttpEndpoint implements AutoCloseable {
     return new HttpEndpoint(jetty, server, URI.create("http://" + h + ":" + connector.getLocalPort() + "/mcp"));
   }
 
-  /** The endpoint's address, such as {@code http://127.0.0.1:8080/mcp}. */
+  /**
+   * The endpoint's address, such as {@code http://127.0.0.1:8080/mcp}.
+   *
+   * @since 0.1.0
+   */
   public URI uri() {
     return uri;
   }
 
-  /** Blocks until the endpoint is closed. */
+  /**
+   * Blocks until the endpoint is closed.
+   *
+   * @since 0.1.0
+   */
   public void await() throws InterruptedException {
     jetty.join();
   }
 
-  /** Stops serving: the SDK closes its sessions, Jetty stops within 5 s. Idempotent. */
+  /**
+   * Stops serving: the SDK closes its sessions, Jetty stops within 5 s. Idempotent.
+   *
+   * @since 0.1.0
+   */
   @Override
   public void close() {
     server.close();

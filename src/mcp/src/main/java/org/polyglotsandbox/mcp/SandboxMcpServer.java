@@ -63,6 +63,8 @@ import org.polyglotsandbox.Script;
  * characters were not streamed.
  *
  * <p>The server does not own the sandbox: close the sandbox after the server has stopped.
+ *
+ * @since 0.1.0
  */
 public final class SandboxMcpServer {
   /** The connection name of the stdio transport (one client per process). */
@@ -102,12 +104,20 @@ public final class SandboxMcpServer {
     this.specifications = runTools.specifications(exposeTools);
   }
 
-  /** A builder for a server over {@code sandbox}. */
+  /**
+   * A builder for a server over {@code sandbox}.
+   *
+   * @since 0.1.0
+   */
   public static Builder builder(PolyglotSandbox sandbox) {
     return new Builder(sandbox);
   }
 
-  /** The tools this server lists, in order: the run tools, then the exposed host tools. */
+  /**
+   * The tools this server lists, in order: the run tools, then the exposed host tools.
+   *
+   * @since 0.1.0
+   */
   public List<McpSchema.Tool> tools() {
     return specifications.stream().map(AsyncToolSpecification::tool).toList();
   }
@@ -118,6 +128,7 @@ public final class SandboxMcpServer {
    * off it (the command line sends them to stderr).
    *
    * @throws InterruptedException if the calling thread is interrupted while serving; the runs are cancelled
+   * @since 0.1.0
    */
   public void serveStdio(InputStream in, OutputStream out) throws InterruptedException {
     Objects.requireNonNull(in, "in");
@@ -142,6 +153,7 @@ public final class SandboxMcpServer {
    * must name a loopback address, the Origin, if any, a loopback origin).
    *
    * @throws IllegalStateException if the port cannot be bound, naming the address
+   * @since 0.1.0
    */
   public HttpEndpoint serveHttp(String host, int port) {
     return HttpEndpoint.start(this, host, port);
@@ -190,11 +202,23 @@ public final class SandboxMcpServer {
     return calls.countConnection(connection) > 0;
   }
 
-  /** Builds a {@link SandboxMcpServer}. */
+  /**
+   * Builds a {@link SandboxMcpServer}.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
-    /** The longest {@code code} accepted by default: 1 Mi characters. */
+    /**
+     * The longest {@code code} accepted by default: 1 Mi characters.
+     *
+     * @since 0.1.0
+     */
     public static final int DEFAULT_MAX_CODE_CHARS = 1 << 20;
-    /** The longest message read by default: 64 MiB (a longer stdio line is skipped and answered with an error). */
+    /**
+     * The longest message read by default: 64 MiB (a longer stdio line is skipped and answered with an error).
+     *
+     * @since 0.1.0
+     */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 << 20;
 
     private final PolyglotSandbox sandbox;
@@ -214,6 +238,8 @@ public final class SandboxMcpServer {
      * Also lists each host tool the policy allows as an MCP tool, named with {@code .} replaced by
      * {@code _} ({@code kv.get} becomes {@code kv_get}); its calls go through a sandboxed run, so they are
      * validated, counted and audited as guest calls are. Off by default.
+     *
+     * @since 0.1.0
      */
     public Builder exposeTools(boolean expose) {
       this.exposeTools = expose;
@@ -225,6 +251,7 @@ public final class SandboxMcpServer {
      * {@code isError} naming both lengths.
      *
      * @throws IllegalArgumentException if {@code chars} is not positive
+     * @since 0.1.0
      */
     public Builder maxCodeChars(int chars) {
       if (chars <= 0) {
@@ -239,6 +266,7 @@ public final class SandboxMcpServer {
      * answered with a JSON-RPC error.
      *
      * @throws IllegalArgumentException if {@code bytes} is below 64 KiB
+     * @since 0.1.0
      */
     public Builder maxMessageBytes(int bytes) {
       if (bytes < (64 << 10)) {
@@ -253,6 +281,7 @@ public final class SandboxMcpServer {
      * notification after that long, then one each period.
      *
      * @throws IllegalArgumentException if {@code period} is below 10 ms
+     * @since 0.1.0
      */
     public Builder progressAfter(Duration period) {
       if (period.toMillis() < 10) {
@@ -262,13 +291,21 @@ public final class SandboxMcpServer {
       return this;
     }
 
-    /** Called on the call's thread with every run that ended (an audit log's run line, metrics). */
+    /**
+     * Called on the call's thread with every run that ended (an audit log's run line, metrics).
+     *
+     * @since 0.1.0
+     */
     public Builder runListener(BiConsumer<Script, ExecutionResult> listener) {
       this.runListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
-    /** The name and version the server reports in {@code initialize}. */
+    /**
+     * The name and version the server reports in {@code initialize}.
+     *
+     * @since 0.1.0
+     */
     public Builder serverInfo(String name, String version) {
       this.name = Objects.requireNonNull(name, "name");
       this.version = Objects.requireNonNull(version, "version");
@@ -280,6 +317,7 @@ public final class SandboxMcpServer {
      *
      * @throws IllegalArgumentException if two exposed host tools, or a host tool and a run tool, would
      *     have the same MCP name
+     * @since 0.1.0
      */
     public SandboxMcpServer build() {
       return new SandboxMcpServer(this);

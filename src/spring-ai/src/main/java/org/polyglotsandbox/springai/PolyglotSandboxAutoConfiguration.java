@@ -26,6 +26,8 @@ import org.springframework.context.annotation.Bean;
  * guest code sees only those the policy allows by name. A {@code Consumer<AuditEvent>} bean, if there is
  * one, is the sandbox's audit listener, and a {@code Consumer<SandboxRun>} bean gets every run the
  * tool callbacks make, with its conversation id.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration
 @ConditionalOnClass(PolyglotSandbox.class)
@@ -38,6 +40,7 @@ public class PolyglotSandboxAutoConfiguration {
    * of each language (seconds for Python); {@link PolyglotSandbox#started()} completes when it has.
    *
    * @throws IllegalArgumentException naming the property or the policy file's field, for a bad value
+   * @since 0.1.0
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -89,7 +92,11 @@ public class PolyglotSandboxAutoConfiguration {
     }
   }
 
-  /** {@code run_javascript} / {@code run_python} for the languages the sandbox's policy allows. */
+  /**
+   * {@code run_javascript} / {@code run_python} for the languages the sandbox's policy allows.
+   *
+   * @since 0.1.0
+   */
   @Bean
   @ConditionalOnMissingBean
   public SandboxToolCallbackProvider sandboxToolCallbackProvider(PolyglotSandbox sandbox,

@@ -14,6 +14,8 @@ import org.springframework.util.unit.DataSize;
  * one is set, else compute only; {@link #getLanguages() languages}, {@link #getTools() tools} and each
  * {@link #getLimits() limit} set here are added to it or replace the file's. With neither a file nor
  * languages, guest code may only be JavaScript.
+ *
+ * @since 0.1.0
  */
 @ConfigurationProperties("polyglot-sandbox")
 public class PolyglotSandboxProperties {
@@ -74,102 +76,127 @@ public class PolyglotSandboxProperties {
   private List<String> pythonPath = new ArrayList<>();
   private final LimitsProperties limits = new LimitsProperties();
 
+  /** @since 0.1.0 */
   public boolean isEnabled() {
     return enabled;
   }
 
+  /** @since 0.1.0 */
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
   }
 
+  /** @since 0.1.0 */
   public Path getPolicyFile() {
     return policyFile;
   }
 
+  /** @since 0.1.0 */
   public void setPolicyFile(Path policyFile) {
     this.policyFile = policyFile;
   }
 
+  /** @since 0.1.0 */
   public List<String> getLanguages() {
     return languages;
   }
 
+  /** @since 0.1.0 */
   public void setLanguages(List<String> languages) {
     this.languages = languages;
   }
 
+  /** @since 0.1.0 */
   public List<String> getTools() {
     return tools;
   }
 
+  /** @since 0.1.0 */
   public void setTools(List<String> tools) {
     this.tools = tools;
   }
 
+  /** @since 0.1.0 */
   public int getWarmContexts() {
     return warmContexts;
   }
 
+  /** @since 0.1.0 */
   public void setWarmContexts(int warmContexts) {
     this.warmContexts = warmContexts;
   }
 
+  /** @since 0.1.0 */
   public Integer getMaxConcurrentRuns() {
     return maxConcurrentRuns;
   }
 
+  /** @since 0.1.0 */
   public void setMaxConcurrentRuns(Integer maxConcurrentRuns) {
     this.maxConcurrentRuns = maxConcurrentRuns;
   }
 
+  /** @since 0.1.0 */
   public Integer getMaxWaitingRuns() {
     return maxWaitingRuns;
   }
 
+  /** @since 0.1.0 */
   public void setMaxWaitingRuns(Integer maxWaitingRuns) {
     this.maxWaitingRuns = maxWaitingRuns;
   }
 
+  /** @since 0.1.0 */
   public Duration getStartTimeout() {
     return startTimeout;
   }
 
+  /** @since 0.1.0 */
   public void setStartTimeout(Duration startTimeout) {
     this.startTimeout = startTimeout;
   }
 
+  /** @since 0.1.0 */
   public Duration getWarmUp() {
     return warmUp;
   }
 
+  /** @since 0.1.0 */
   public void setWarmUp(Duration warmUp) {
     this.warmUp = warmUp;
   }
 
+  /** @since 0.1.0 */
   public boolean isStartInBackground() {
     return startInBackground;
   }
 
+  /** @since 0.1.0 */
   public void setStartInBackground(boolean startInBackground) {
     this.startInBackground = startInBackground;
   }
 
+  /** @since 0.1.0 */
   public List<String> getPythonImports() {
     return pythonImports;
   }
 
+  /** @since 0.1.0 */
   public void setPythonImports(List<String> pythonImports) {
     this.pythonImports = pythonImports;
   }
 
+  /** @since 0.1.0 */
   public List<String> getPythonPath() {
     return pythonPath;
   }
 
+  /** @since 0.1.0 */
   public void setPythonPath(List<String> pythonPath) {
     this.pythonPath = pythonPath;
   }
 
+  /** @since 0.1.0 */
   public LimitsProperties getLimits() {
     return limits;
   }
@@ -177,6 +204,8 @@ public class PolyglotSandboxProperties {
   /**
    * polyglot-sandbox.limits.*: the limits of every run. Each replaces the policy file's when set; unset, a
    * run has the policy file's, else the library's default.
+   *
+   * @since 0.1.0
    */
   public static class LimitsProperties {
     /** A run's wall-clock deadline, from its start to its copied-out result; the policy file's or 10 s unless set. */
@@ -203,58 +232,72 @@ public class PolyglotSandboxProperties {
      */
     private Integer maxFiles;
 
+    /** @since 0.1.0 */
     public Duration getWallTime() {
       return wallTime;
     }
 
+    /** @since 0.1.0 */
     public void setWallTime(Duration wallTime) {
       this.wallTime = wallTime;
     }
 
+    /** @since 0.1.0 */
     public Duration getMaxCpuTime() {
       return maxCpuTime;
     }
 
+    /** @since 0.1.0 */
     public void setMaxCpuTime(Duration maxCpuTime) {
       this.maxCpuTime = maxCpuTime;
     }
 
+    /** @since 0.1.0 */
     public Long getMaxStatements() {
       return maxStatements;
     }
 
+    /** @since 0.1.0 */
     public void setMaxStatements(Long maxStatements) {
       this.maxStatements = maxStatements;
     }
 
+    /** @since 0.1.0 */
     public DataSize getMaxAllocatedBytes() {
       return maxAllocatedBytes;
     }
 
+    /** @since 0.1.0 */
     public void setMaxAllocatedBytes(DataSize maxAllocatedBytes) {
       this.maxAllocatedBytes = maxAllocatedBytes;
     }
 
+    /** @since 0.1.0 */
     public DataSize getMaxOutputBytes() {
       return maxOutputBytes;
     }
 
+    /** @since 0.1.0 */
     public void setMaxOutputBytes(DataSize maxOutputBytes) {
       this.maxOutputBytes = maxOutputBytes;
     }
 
+    /** @since 0.1.0 */
     public DataSize getMaxFileBytes() {
       return maxFileBytes;
     }
 
+    /** @since 0.1.0 */
     public void setMaxFileBytes(DataSize maxFileBytes) {
       this.maxFileBytes = maxFileBytes;
     }
 
+    /** @since 0.1.0 */
     public Integer getMaxFiles() {
       return maxFiles;
     }
 
+    /** @since 0.1.0 */
     public void setMaxFiles(Integer maxFiles) {
       this.maxFiles = maxFiles;
     }

@@ -14,14 +14,20 @@ import org.polyglotsandbox.ExecutionResult;
  *     when the call carried none
  * @param tool {@code run_javascript} or {@code run_python}
  * @param result what the run returned
+ * @since 0.1.0
  */
 public record SandboxRun(String conversationId, String tool, ExecutionResult result) {
+  /** @since 0.1.0 */
   public SandboxRun {
     Objects.requireNonNull(tool, "tool");
     Objects.requireNonNull(result, "result");
   }
 
-  /** The run's audit events (denials, tripped limits, tool calls), all of this conversation. */
+  /**
+   * The run's audit events (denials, tripped limits, tool calls), all of this conversation.
+   *
+   * @since 0.1.0
+   */
   public List<AuditEvent> auditEvents() {
     return result.auditEvents();
   }

@@ -23,9 +23,15 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  * ({@link ChatMemory#CONVERSATION_ID}) goes with each run's result to the {@link Builder#onRun} listener,
  * before the text returns to the model, and labels the run ({@code conversation:<id>},
  * {@link Script#withLabel}), so the sandbox's own audit events carry it too.
+ *
+ * @since 0.1.0
  */
 public final class SandboxToolCallback implements ToolCallback {
-  /** The most characters of code a model may send in one call. */
+  /**
+   * The most characters of code a model may send in one call.
+   *
+   * @since 0.1.0
+   */
   public static final int MAX_CODE_CHARS = 100_000;
 
   private final PolyglotSandbox sandbox;
@@ -46,7 +52,11 @@ public final class SandboxToolCallback implements ToolCallback {
         .build();
   }
 
-  /** The JSON Schema of the arguments: {@code code} required, {@code inputs} optional, nothing else. */
+  /**
+   * The JSON Schema of the arguments: {@code code} required, {@code inputs} optional, nothing else.
+   *
+   * @since 0.1.0
+   */
   public static final String INPUT_SCHEMA = """
       {"type": "object", "properties": {
         "code": {"type": "string", "maxLength": %d, "description": "The program. Its last expression is the result."},
@@ -57,6 +67,7 @@ public final class SandboxToolCallback implements ToolCallback {
    * A builder for {@code language}'s tool over {@code sandbox}, which stays the caller's to close.
    *
    * @throws IllegalArgumentException if the sandbox's policy does not allow {@code language}
+   * @since 0.1.0
    */
   public static Builder builder(PolyglotSandbox sandbox, Language language) {
     Objects.requireNonNull(sandbox, "sandbox");
@@ -68,21 +79,28 @@ public final class SandboxToolCallback implements ToolCallback {
     return new Builder(sandbox, language);
   }
 
-  /** The tool's name for a language: {@code run_javascript} or {@code run_python}. */
+  /**
+   * The tool's name for a language: {@code run_javascript} or {@code run_python}.
+   *
+   * @since 0.1.0
+   */
   public static String toolName(Language language) {
     return "run_" + (language == Language.PYTHON ? "python" : "javascript");
   }
 
+  /** @since 0.1.0 */
   @Override
   public ToolDefinition getToolDefinition() {
     return definition;
   }
 
+  /** @since 0.1.0 */
   @Override
   public String call(String toolInput) {
     return call(toolInput, null);
   }
 
+  /** @since 0.1.0 */
   @Override
   public String call(String toolInput, ToolContext toolContext) {
     Script script;
@@ -128,7 +146,11 @@ public final class SandboxToolCallback implements ToolCallback {
     return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
   }
 
-  /** Builds a {@link SandboxToolCallback}. */
+  /**
+   * Builds a {@link SandboxToolCallback}.
+   *
+   * @since 0.1.0
+   */
   public static final class Builder {
     private final PolyglotSandbox sandbox;
     private final Language language;
@@ -144,6 +166,8 @@ public final class SandboxToolCallback implements ToolCallback {
      * Called with every run, its conversation id and its result, on the thread that called the tool,
      * before the result goes back to the model. An exception it throws reaches Spring AI as the tool's
      * failure.
+     *
+     * @since 0.1.0
      */
     public Builder onRun(Consumer<? super SandboxRun> listener) {
       this.onRun = Objects.requireNonNull(listener, "listener");
@@ -154,6 +178,7 @@ public final class SandboxToolCallback implements ToolCallback {
      * The budget of each result's model text; 16,384 characters by default.
      *
      * @throws IllegalArgumentException if below 1,000
+     * @since 0.1.0
      */
     public Builder maxModelTextChars(int chars) {
       if (chars < 1_000) {
@@ -163,6 +188,7 @@ public final class SandboxToolCallback implements ToolCallback {
       return this;
     }
 
+    /** @since 0.1.0 */
     public SandboxToolCallback build() {
       return new SandboxToolCallback(this);
     }

@@ -13,6 +13,8 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  * A Spring AI {@link ToolCallbackProvider} with one {@link SandboxToolCallback} per language the
  * sandbox's policy allows, JavaScript first: {@code ChatClient.prompt().toolCallbacks(provider.getToolCallbacks())}, or a bean
  * that Spring AI's MCP server starter exposes as tools.
+ *
+ * @since 0.1.0
  */
 public final class SandboxToolCallbackProvider implements ToolCallbackProvider {
   private final ToolCallback[] callbacks;
@@ -21,7 +23,11 @@ public final class SandboxToolCallbackProvider implements ToolCallbackProvider {
     this.callbacks = callbacks.toArray(ToolCallback[]::new);
   }
 
-  /** The tools of {@code sandbox}, without a run listener. */
+  /**
+   * The tools of {@code sandbox}, without a run listener.
+   *
+   * @since 0.1.0
+   */
   public static SandboxToolCallbackProvider of(PolyglotSandbox sandbox) {
     return of(sandbox, null);
   }
@@ -30,6 +36,7 @@ public final class SandboxToolCallbackProvider implements ToolCallbackProvider {
    * The tools of {@code sandbox}, each calling {@code onRun} (if not null) with every run.
    *
    * @throws IllegalArgumentException if the sandbox's policy allows no language
+   * @since 0.1.0
    */
   public static SandboxToolCallbackProvider of(PolyglotSandbox sandbox, Consumer<? super SandboxRun> onRun) {
     Objects.requireNonNull(sandbox, "sandbox");
@@ -49,6 +56,7 @@ public final class SandboxToolCallbackProvider implements ToolCallbackProvider {
     return new SandboxToolCallbackProvider(out);
   }
 
+  /** @since 0.1.0 */
   @Override
   public ToolCallback[] getToolCallbacks() {
     return callbacks.clone();
