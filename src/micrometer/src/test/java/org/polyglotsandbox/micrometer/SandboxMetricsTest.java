@@ -203,7 +203,7 @@ class SandboxMetricsTest {
       sandbox.run(language, language == Language.JAVASCRIPT ? "readText('/etc/shadow')" : "open('/etc/shadow').read()");
       sandbox.run(language, language == Language.JAVASCRIPT ? "tools.add({a: 'secret'})" : "tools.add({'a': 'secret'})");
     }
-    Set<String> allowed = new HashSet<>(List.of("rejected", "cancelled", "failed", "none", "add", "refuse", "hold"));
+    Set<String> allowed = new HashSet<>(List.of("rejected", "cancelled", "failed", "none", "add", "refuse", "hold", "trace"));
     Arrays.stream(Language.values()).map(Language::id).forEach(allowed::add);
     Arrays.stream(Outcome.values()).map(o -> o.name().toLowerCase(Locale.ROOT)).forEach(allowed::add);
     Arrays.stream(Limit.values()).map(Limit::id).forEach(allowed::add);

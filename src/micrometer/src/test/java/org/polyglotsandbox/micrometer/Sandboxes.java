@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
@@ -11,17 +12,20 @@ import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.ToolException;
 
-/** The tests' sandboxes: both languages, and three tools: {@code add}, {@code refuse} (always fails), {@code hold}. */
+/** The tests' sandboxes: both languages, and four tools: {@code add}, {@code refuse} (always fails), {@code hold} and {@code trace}. */
 final class Sandboxes {
   /** What {@code hold} waits for, at most 30 s. */
   static final AtomicReference<CountDownLatch> HELD = new AtomicReference<>(new CountDownLatch(0));
+
+  /** What {@code trace} answers: the tests set it to read the handler thread's current span. */
+  static volatile Supplier<Object> TRACE = () -> null;
 
   private Sandboxes() {}
 
   static Policy policy() {
     return Policy.computeOnly(Language.JAVASCRIPT, Language.PYTHON).toBuilder()
         .limits(Limits.builder().wallTime(Duration.ofSeconds(60)).maxCpuTime(Duration.ofSeconds(30)).build())
-        .allowTools("add", "refuse", "hold")
+        .allowTools("add", "refuse", "hold", "trace")
         .build();
   }
 
@@ -35,6 +39,7 @@ final class Sandboxes {
           throw new ToolException("no such customer");
         }).build())
         .tool(Tool.builder("hold").timeout(Duration.ofSeconds(40)).handler(args -> HELD.get().await(30, TimeUnit.SECONDS))
-            .build());
+            .build())
+        .tool(Tool.builder("trace").handler(args -> TRACE.get()).build());
   }
 }
