@@ -1200,8 +1200,8 @@ public final class PolyglotSandbox implements AutoCloseable {
        * there is no result ({@link java.util.concurrent.RejectedExecutionException}: refused or not started
        * in time, the guest did not run; {@link java.util.concurrent.CancellationException}: interrupted or
        * cancelled while waiting; {@link IllegalStateException}: the sandbox closed or failed to start).
-       * Exactly one of the two is non-null. Called before {@code run} returns, or when the future
-       * completes, on the thread that completes it.
+       * Exactly one of the two is non-null. Called before {@code run} returns or throws, or before
+       * {@code runAsync}'s future completes, on the thread that completes it.
        */
       void ended(ExecutionResult result, Throwable failure);
     }
