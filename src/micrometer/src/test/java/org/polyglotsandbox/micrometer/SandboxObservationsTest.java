@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.observation.Observation;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.util.List;
@@ -68,6 +69,7 @@ class SandboxObservationsTest {
     assertThat(attribute(run, "sandbox.outcome")).isEqualTo("ok");
     assertThat(run.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
     assertThat(run.getParentSpanContext().isValid()).isFalse();
+    assertThat(run.getKind()).isEqualTo(SpanKind.INTERNAL);
   }
 
   @ParameterizedTest
@@ -113,6 +115,7 @@ class SandboxObservationsTest {
     assertThat(run.getTraceId()).isEqualTo(traceId);
     assertThat(run.getParentSpanId()).isEqualTo(parentId);
     assertThat(run.getParentSpanContext().isRemote()).isTrue();
+    assertThat(run.getKind()).isEqualTo(SpanKind.SERVER);
     SpanData add = single("execute_tool add");
     assertThat(add.getTraceId()).isEqualTo(traceId);
     assertThat(add.getParentSpanId()).isEqualTo(run.getSpanId());
