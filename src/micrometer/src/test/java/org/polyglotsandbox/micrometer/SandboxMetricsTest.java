@@ -142,6 +142,38 @@ class SandboxMetricsTest {
         .noneMatch(t -> t.getValue().contains("secret")));
   }
 
+  @ParameterizedTest
+  @EnumSource(Language.class)
+  void outputRejected_isCountedByOutcome_andAsADenialAtTheOutputBoundary(Language language) {
+    ExecutionResult r = sandbox.run(Script.of(language, language == Language.JAVASCRIPT ? "'x'.repeat(100)" : "'x' * 100")
+        .withLimits(Limits.builder().maxResultStringLength(10).build()));
+    assertThat(r.outcome()).isEqualTo(Outcome.OUTPUT_REJECTED);
+
+    assertThat(runs(language, "output_rejected", "none")).isEqualTo(1);
+    assertThat(registry.get(SandboxMetrics.DENIED_OPERATIONS).tags("operation", "output.write", "layer", "output-boundary")
+        .counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void runCancelledWhileItRuns_isCountedAsCancelled() throws Exception {
+    Sandboxes.HELD.set(new CountDownLatch(1));
+    try {
+      CompletableFuture<ExecutionResult> held = sandbox.runAsync(Language.JAVASCRIPT, "tools.hold({})");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (sandbox.runningRuns() < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(held.cancel(true)).isTrue();
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (runs(Language.JAVASCRIPT, "cancelled", "none") < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(runs(Language.JAVASCRIPT, "cancelled", "none")).isEqualTo(1);
+    } finally {
+      Sandboxes.HELD.get().countDown();
+    }
+  }
+
   @Test
   void gauges_readRunningWaitingAndWarmContexts_andNoWorkersInProcess() throws Exception {
     assertThat(registry.get(SandboxMetrics.RUNNING).gauge().value()).isZero();
