@@ -73,6 +73,7 @@ public final class PolyglotSandbox implements AutoCloseable {
   private final List<String> pythonImports;
   /** {@link Builder#isolation}, for {@link #describeForModel}. */
   private final Isolation isolation;
+  private final RunObservers observers = new RunObservers();
 
   private PolyglotSandbox(Policy policy, List<Tool> tools, SandboxCore core, boolean singleRun,
       List<String> pythonPath, List<String> pythonImports, Isolation isolation) {
@@ -185,6 +186,15 @@ public final class PolyglotSandbox implements AutoCloseable {
   }
 
   /**
+   * Where guest code runs: {@link Builder#isolation}'s value.
+   *
+   * @since 0.1.0
+   */
+  public Isolation isolation() {
+    return isolation;
+  }
+
+  /**
    * Whether guest code is compiled to machine code (the JVM was started with the JIT flags).
    *
    * @since 0.1.0
@@ -230,7 +240,17 @@ public final class PolyglotSandbox implements AutoCloseable {
    * @since 0.1.0
    */
   public ExecutionResult run(Script script) {
-    return core.run(script, admit(script)).auditedWith(script);
+    Map<String, String> inputs = admit(script);
+    RunObserver.Run observed = observers.start(script);
+    ExecutionResult result;
+    try {
+      result = core.run(script, inputs, observed).auditedWith(script);
+    } catch (RuntimeException | Error e) {
+      observed.ended(null, e);
+      throw e;
+    }
+    observed.ended(result, null);
+    return result;
   }
 
   /**
@@ -249,18 +269,31 @@ public final class PolyglotSandbox implements AutoCloseable {
    * @since 0.1.0
    */
   public CompletableFuture<ExecutionResult> runAsync(Script script) {
-    CompletableFuture<ExecutionResult> run = core.runAsync(script, admit(script));
-    if (script.auditedAttributes().isEmpty()) {
+    Map<String, String> inputs = admit(script);
+    RunObserver.Run observed = observers.start(script);
+    CompletableFuture<ExecutionResult> run;
+    try {
+      run = core.runAsync(script, inputs, observed);
+    } catch (RuntimeException | Error e) {
+      observed.ended(null, e);
+      throw e;
+    }
+    if (script.auditedAttributes().isEmpty() && observed == RunObserver.Run.NONE) {
       return run;
     }
-    // A future of its own for the result with the attributes, whose cancellation still cancels the run.
+    // A future of its own for the result with the attributes, completed after the observers were told,
+    // whose cancellation still cancels the run.
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
     run.whenComplete((r, e) -> {
       if (e != null) {
-        out.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-            ? c.getCause() : e);
+        Throwable cause = e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+            ? c.getCause() : e;
+        observed.ended(null, cause);
+        out.completeExceptionally(cause);
       } else {
-        out.complete(r.auditedWith(script));
+        ExecutionResult audited = r.auditedWith(script);
+        observed.ended(audited, null);
+        out.complete(audited);
       }
     });
     out.whenComplete((r, e) -> {
@@ -287,6 +320,40 @@ public final class PolyglotSandbox implements AutoCloseable {
    */
   public int runningRuns() {
     return core.runningRuns();
+  }
+
+  /**
+   * Worker processes ready to take runs now, with {@linkplain Isolation#process() process isolation}: started,
+   * warmed up and not yet killed or retired (busy or idle, spares included). Always 0 in-process.
+   *
+   * @since 0.1.0
+   */
+  public int readyWorkers() {
+    return core.readyWorkers();
+  }
+
+  /**
+   * Adds an observer of this sandbox's runs from the next run on: told of each run as it is admitted,
+   * of each call of a tool's handler, and of the run's end ({@link RunObserver} says on which threads).
+   * For metrics and traces; the {@code polyglot-sandbox-micrometer} module attaches itself with it. An
+   * observer may be added more than once and is then told as often; runs already admitted are not
+   * reported to it.
+   *
+   * @since 0.1.0
+   */
+  public void addRunObserver(RunObserver observer) {
+    observers.add(Objects.requireNonNull(observer, "observer"));
+  }
+
+  /**
+   * Removes an observer added with {@link #addRunObserver} (once, if added more than once); it is still told
+   * of the runs admitted while it was there.
+   *
+   * @return whether it was there
+   * @since 0.1.0
+   */
+  public boolean removeRunObserver(RunObserver observer) {
+    return observers.remove(Objects.requireNonNull(observer, "observer"));
   }
 
   /**
@@ -1231,17 +1298,11 @@ public final class PolyglotSandbox implements AutoCloseable {
       }
 
       /**
-<<<<<<< HEAD
        * Accepts a weaker wall where the full one is unavailable: a child JVM without namespaces, with resource
        * limits (open files, file size, no core dumps), the JVM's caps, and the seccomp filter where the JDK
        * and kernel let it load. The policy's report and the model description then say so.
-=======
-       * Accepts a weaker wall where the full one is unavailable: a plain child JVM with resource limits
-       * (open files, file size, no core dumps) and the JVM's caps, without namespaces or the seccomp filter.
-       * The policy's report and the model description then say so.
        *
        * @since 0.1.0
->>>>>>> wt-dist
        */
       public Builder weakWall() {
         this.weakWall = true;
@@ -1261,6 +1322,77 @@ public final class PolyglotSandbox implements AutoCloseable {
         }
         return d;
       }
+    }
+  }
+
+  /**
+   * Watches a sandbox's runs and the tool handlers they call, as they happen: the hook that metrics and
+   * tracing (the {@code polyglot-sandbox-micrometer} module) attach to with
+   * {@link PolyglotSandbox#addRunObserver}. It sees what the caller and the handlers see (the script, the
+   * {@link ExecutionResult}, each handler's {@link Tool.Call}), nothing of the guest beyond that.
+   *
+   * <p>The same calls come under both {@linkplain PolyglotSandbox.Isolation isolations}; with process
+   * isolation the handlers run on host threads, as always, and the result is the host's.
+   *
+   * <p>Every method is called in a run's path, on the caller's, a run's or a handler's thread: it must be
+   * quick and must not block. One that throws (even an {@link Error}) changes nothing for the run: the
+   * failure is logged to the {@code org.polyglotsandbox} logger and the run goes on.
+   *
+   * @since 0.1.0
+   */
+  @FunctionalInterface
+  public interface RunObserver {
+    /**
+     * A run was admitted: called on the thread that called {@link PolyglotSandbox#run} or
+     * {@link PolyglotSandbox#runAsync}, after the script was checked and before the run waits for a turn,
+     * so whatever that thread carries (a current trace, say) is visible here. A script the sandbox refuses
+     * at once ({@link IllegalArgumentException}, a closed sandbox) is never started.
+     *
+     * @return what to tell of this run's handlers and its end; {@link Run#NONE} to be told nothing more
+     */
+    Run runStarted(Script script);
+
+    /** One run, as an observer follows it. */
+    interface Run {
+      /** Watches nothing. */
+      Run NONE = (result, failure) -> {};
+
+      /**
+       * A tool's handler is about to be called for this run, on the thread that will call it (the guest's
+       * thread for an {@linkplain Tool.Builder#inline() inline} tool, a handler thread otherwise), so what
+       * the observer sets on that thread is visible to the handler. Calls that never reach a handler
+       * (arguments refused, over the tool's budget, a tool the policy does not allow) are not reported
+       * here; they are in the result's {@link ExecutionResult#events()}. Default: {@link HandlerCall#NONE}.
+       *
+       * @return told on the same thread, right after the handler returned or threw
+       */
+      default HandlerCall handlerStarted(Tool.Call call) {
+        return HandlerCall.NONE;
+      }
+
+      /**
+       * The run ended, once per run: with its result (whatever its {@link Outcome}), or with the failure
+       * {@link PolyglotSandbox#run} throws or {@link PolyglotSandbox#runAsync}'s future completes with when
+       * there is no result ({@link java.util.concurrent.RejectedExecutionException}: refused or not started
+       * in time, the guest did not run; {@link java.util.concurrent.CancellationException}: interrupted or
+       * cancelled while waiting; {@link IllegalStateException}: the sandbox closed or failed to start).
+       * Exactly one of the two is non-null. Called before {@code run} returns or throws, or before
+       * {@code runAsync}'s future completes, on the thread that completes it.
+       */
+      void ended(ExecutionResult result, Throwable failure);
+    }
+
+    /** One call of a tool's handler. */
+    @FunctionalInterface
+    interface HandlerCall {
+      /** Watches nothing. */
+      HandlerCall NONE = failure -> {};
+
+      /**
+       * The handler returned ({@code failure} null) or threw; its result has not been checked yet, so a
+       * handler that returned can still make a call that fails ({@link SandboxEvent.ToolCall.Status}).
+       */
+      void ended(Throwable failure);
     }
   }
 }

@@ -1,5 +1,7 @@
 package org.polyglotsandbox.cli;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +15,7 @@ import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.mcp.HttpEndpoint;
 import org.polyglotsandbox.mcp.SandboxMcpServer;
+import org.polyglotsandbox.micrometer.SandboxMetrics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -58,6 +61,11 @@ final class McpCommand implements Callable<Integer> {
           "127.0.0.1 (loopback). Plain HTTP without authentication: see docs/mcp-server.md before binding elsewhere."})
   private String http;
 
+  @Option(names = "--metrics",
+      description = {"With --http, also serve the sandbox's meters (runs, their times, tool calls, denials, running",
+          "and waiting runs) as Prometheus text at GET /metrics on the same port. See docs/metrics-and-traces.md."})
+  private boolean metrics;
+
   @Option(names = "--expose-tools",
       description = "Also list each host tool the policy allows as an MCP tool (kv.get as kv_get).")
   private boolean exposeTools;
@@ -99,6 +107,9 @@ final class McpCommand implements Callable<Integer> {
       SDK_LOG.setLevel(Level.WARNING);   // the SDK logs every initialize at INFO
     }
     Address address = http == null ? null : Address.parse(http);
+    if (metrics && address == null) {
+      throw new UsageException("--metrics needs --http: the meters are served at GET /metrics on its port");
+    }
     String[] imports = pythonImports();
     PolicyCommand.Loaded loaded = PolicyCommand.Loaded.of(policyFile);
     String[] path = PythonPathOption.check(pythonPath, loaded.policy());
@@ -129,6 +140,11 @@ final class McpCommand implements Callable<Integer> {
             log.run(script, result);
           }
         });
+        if (metrics) {
+          PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+          SandboxMetrics.bind(sandbox, registry);   // lives as long as the sandbox
+          b.metricsPage(registry::scrape);
+        }
         SandboxMcpServer server;
         try {
           server = b.build();
@@ -153,7 +169,8 @@ final class McpCommand implements Callable<Integer> {
             throw new UsageException(e.getMessage());
           }
           err.println("sandbox mcp: serving MCP (Streamable HTTP) at " + endpoint.uri() + "; tools: "
-              + String.join(", ", server.tools().stream().map(t -> t.name()).toList()));
+              + String.join(", ", server.tools().stream().map(t -> t.name()).toList())
+              + (metrics ? "; metrics at " + endpoint.uri().resolve("/metrics") : ""));
           Runtime.getRuntime().addShutdownHook(new Thread(endpoint::close, "mcp-http-stop"));
           endpoint.await();
         }

@@ -8,6 +8,8 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,8 @@ import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Script;
+import org.polyglotsandbox.micrometer.SandboxMetrics;
+import org.polyglotsandbox.micrometer.SandboxObservations;
 
 /**
  * The {@code run_javascript} and {@code run_python} tools for LangChain4j's {@code AiServices}: one
@@ -41,7 +45,7 @@ import org.polyglotsandbox.Script;
  *
  * @since 0.1.0
  */
-public final class SandboxTools implements ToolProvider {
+public final class SandboxTools implements ToolProvider, AutoCloseable {
   /**
    * The most characters of code a model may send in one call.
    *
@@ -53,9 +57,17 @@ public final class SandboxTools implements ToolProvider {
   private final Consumer<? super AgentRun> onRun;
   private final int maxChars;
   private final Map<ToolSpecification, ToolExecutor> tools;
+  /** The meters and observations {@link Builder#meterRegistry} and {@link Builder#observationRegistry} bound. */
+  private final List<AutoCloseable> bindings = new java.util.ArrayList<>();
 
   private SandboxTools(Builder b) {
     this.sandbox = b.sandbox;
+    if (b.meterRegistry != null) {
+      bindings.add(SandboxMetrics.bind(b.sandbox, b.meterRegistry));
+    }
+    if (b.observationRegistry != null) {
+      bindings.add(SandboxObservations.bind(b.sandbox, b.observationRegistry));
+    }
     this.onRun = b.onRun;
     this.maxChars = b.maxChars;
     Map<ToolSpecification, ToolExecutor> map = new LinkedHashMap<>();
@@ -136,6 +148,12 @@ public final class SandboxTools implements ToolProvider {
     } catch (IllegalArgumentException e) {
       return "Invalid arguments for " + name + ": " + e.getMessage() + ". Nothing ran.";
     }
+    // The model's id of this tool call, for the run's observation (gen_ai.tool.call.id), when it fits an attribute.
+    String callId = request.id();
+    if (callId != null && !callId.isEmpty() && callId.length() <= Script.MAX_ATTRIBUTE_CHARS
+        && callId.chars().noneMatch(Character::isISOControl)) {
+      script = script.withAttribute(SandboxObservations.CALL_ID_ATTRIBUTE, callId);
+    }
     ExecutionResult result;
     try {
       result = sandbox.run(script.withLabel(label("memory:", memoryId)));
@@ -159,6 +177,23 @@ public final class SandboxTools implements ToolProvider {
     return id == null ? "" : Script.labelFrom(prefix + id);
   }
 
+  /**
+   * Detaches the meters and observations the builder bound ({@link Builder#meterRegistry},
+   * {@link Builder#observationRegistry}); the tools still work. Does not close the sandbox. Idempotent.
+   *
+   * @since 0.1.0
+   */
+  @Override
+  public void close() {
+    for (AutoCloseable b : bindings) {
+      try {
+        b.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);   // not reached: the bindings' close() throws nothing
+      }
+    }
+  }
+
   /** The script the arguments ask for; every problem is an {@link IllegalArgumentException} naming it. */
   static Script parse(Language language, String arguments) {
     return Script.fromToolArguments(language, arguments, MAX_CODE_CHARS);
@@ -173,9 +208,36 @@ public final class SandboxTools implements ToolProvider {
     private final PolyglotSandbox sandbox;
     private Consumer<? super AgentRun> onRun;
     private int maxChars = 16_384;
+    private MeterRegistry meterRegistry;
+    private ObservationRegistry observationRegistry;
 
     private Builder(PolyglotSandbox sandbox) {
       this.sandbox = sandbox;
+    }
+
+    /**
+     * Binds the sandbox's meters to {@code registry} when the tools are built ({@link SandboxMetrics}: runs by
+     * language, outcome and limit, their times, tool calls, denials); {@link SandboxTools#close()} unbinds them.
+     * They count every run of the sandbox, not only these tools'. Build once per sandbox and registry.
+     *
+     * @since 0.1.0
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /**
+     * Observes each run of the sandbox and each host tool call in it in {@code registry} when the tools are
+     * built ({@link SandboxObservations}: {@code execute_tool} spans with a tracing bridge); a run of these
+     * tools carries the model's tool call id as {@code gen_ai.tool.call.id}. {@link SandboxTools#close()}
+     * detaches it.
+     *
+     * @since 0.1.0
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      this.observationRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
     }
 
     /**

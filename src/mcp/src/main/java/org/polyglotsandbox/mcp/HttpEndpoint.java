@@ -95,6 +95,9 @@ public final class HttpEndpoint implements AutoCloseable {
     FilterHolder filter = new FilterHolder(new MessageFilter(owner, owner.inbound()));
     filter.setAsyncSupported(true);
     context.addFilter(filter, "/mcp", EnumSet.of(DispatcherType.REQUEST));
+    if (owner.metricsPage() != null) {
+      context.addServlet(new ServletHolder("metrics", new MetricsServlet(owner.metricsPage())), "/metrics");
+    }
     jetty.setHandler(context);
     jetty.setStopTimeout(5_000);
     try {
@@ -142,6 +145,25 @@ public final class HttpEndpoint implements AutoCloseable {
       jetty.stop();
     } catch (Exception e) {
       throw new IllegalStateException("the HTTP server did not stop cleanly: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code GET /metrics}: the embedder's text in the Prometheus exposition format. */
+  private static final class MetricsServlet extends jakarta.servlet.http.HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private final transient java.util.function.Supplier<String> page;
+
+    MetricsServlet(java.util.function.Supplier<String> page) {
+      this.page = page;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+      byte[] body = page.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      response.setStatus(HttpServletResponse.SC_OK);
+      response.setContentType("text/plain; version=0.0.4; charset=utf-8");
+      response.setContentLength(body.length);
+      response.getOutputStream().write(body);
     }
   }
 

@@ -185,7 +185,7 @@ final class RunTools {
     }
     Object progressToken = request.progressToken();
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
-    Script labelled = key == null ? script : script.withLabel(Calls.label(key));
+    Script labelled = traced(key == null ? script : script.withLabel(Calls.label(key)), tool, request.meta());
     return Mono.create(sink -> submit(sink, key, tool, RunTools::notRun, call -> {
       StreamedOutput streamed = new StreamedOutput(exchange);
       Script s = labelled.withOutputListener(streamed);
@@ -358,6 +358,29 @@ final class RunTools {
     }
   }
 
+  /** A W3C {@code traceparent}: version, trace id, parent id, flags, in lower-case hex. */
+  private static final java.util.regex.Pattern TRACEPARENT =
+      java.util.regex.Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+  /** A W3C {@code tracestate}: printable ASCII list members, at most 256 characters (a script attribute's bound). */
+  private static final java.util.regex.Pattern TRACESTATE = java.util.regex.Pattern.compile("[\\x20-\\x7e]{1,256}");
+
+  /**
+   * The script with the run's observation attributes (read by polyglot-sandbox-micrometer's observations): the
+   * MCP tool's name as {@code gen_ai.tool.name}, and the caller's W3C trace context from the request's
+   * {@code _meta} ({@code traceparent}, {@code tracestate}) when it is well formed, so that a traced client's
+   * trace goes on through the run. A malformed one is left out, as a tracer would drop it.
+   */
+  static Script traced(Script script, String mcpTool, Map<String, Object> meta) {
+    Script s = script.withAttribute("gen_ai.tool.name", mcpTool);
+    if (meta != null && meta.get("traceparent") instanceof String parent && TRACEPARENT.matcher(parent).matches()) {
+      s = s.withAttribute("traceparent", parent);
+      if (meta.get("tracestate") instanceof String state && TRACESTATE.matcher(state).matches()) {
+        s = s.withAttribute("tracestate", state);
+      }
+    }
+    return s;
+  }
+
   private Mono<CallToolResult> callHostTool(Tool t, CallToolRequest request) {
     String mcpName = hostToolName(t.name());
     Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
@@ -366,7 +389,7 @@ final class RunTools {
     String code = language == Language.JAVASCRIPT ? "tools[" + quoted + "](args)" : "getattr(tools, " + quoted + ")(args)";
     String key = request.meta() != null && request.meta().get(Inbound.CALL_KEY) instanceof String k ? k : null;
     Script named = Script.of(language, code).named(mcpName).withInputs(Map.of("args", args));
-    Script script = key == null ? named : named.withLabel(Calls.label(key));
+    Script script = traced(key == null ? named : named.withLabel(Calls.label(key)), mcpName, request.meta());
     return Mono.create(sink -> submit(sink, key, mcpName, RunTools::refused, call -> {
       ExecutionResult r;
       try {

@@ -76,6 +76,7 @@ public final class SandboxMcpServer {
   private final int maxMessageBytes;
   private final Duration progressAfter;
   private final BiConsumer<Script, ExecutionResult> runListener;
+  private final java.util.function.Supplier<String> metricsPage;
   private final String name;
   private final String version;
   private final ObjectMapper json;
@@ -93,6 +94,7 @@ public final class SandboxMcpServer {
     this.maxMessageBytes = b.maxMessageBytes;
     this.progressAfter = b.progressAfter;
     this.runListener = b.runListener;
+    this.metricsPage = b.metricsPage;
     this.name = b.name;
     this.version = b.version;
     // Jackson refuses strings over 20 M characters by default: a message's strings may be as long as it is.
@@ -185,6 +187,11 @@ public final class SandboxMcpServer {
     return mapper;
   }
 
+  /** What {@code GET /metrics} answers over HTTP, or null for no such page. */
+  java.util.function.Supplier<String> metricsPage() {
+    return metricsPage;
+  }
+
   int maxMessageBytes() {
     return maxMessageBytes;
   }
@@ -227,6 +234,7 @@ public final class SandboxMcpServer {
     private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
     private Duration progressAfter = Duration.ofSeconds(1);
     private BiConsumer<Script, ExecutionResult> runListener = (s, r) -> {};
+    private java.util.function.Supplier<String> metricsPage;
     private String name = "polyglot-sandbox";
     private String version = "0";
 
@@ -298,6 +306,19 @@ public final class SandboxMcpServer {
      */
     public Builder runListener(BiConsumer<Script, ExecutionResult> listener) {
       this.runListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Over HTTP ({@link SandboxMcpServer#serveHttp}), also answers {@code GET /metrics} on the same port with
+     * this text as {@code text/plain; version=0.0.4}, the Prometheus exposition format: such as a Micrometer
+     * {@code PrometheusMeterRegistry}'s {@code scrape()}. Called on an HTTP thread for each request. Default:
+     * no {@code /metrics} page (404). Not used on stdio.
+     *
+     * @since 0.1.0
+     */
+    public Builder metricsPage(java.util.function.Supplier<String> text) {
+      this.metricsPage = Objects.requireNonNull(text, "text");
       return this;
     }
 

@@ -7,13 +7,18 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
 import org.polyglotsandbox.PolyglotSandbox;
 import org.polyglotsandbox.Tool;
+import org.polyglotsandbox.micrometer.SandboxMetrics;
+import org.polyglotsandbox.micrometer.SandboxObservations;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Spring Boot auto-configuration: a {@link PolyglotSandbox} bean built from {@link PolyglotSandboxProperties}
@@ -26,6 +31,11 @@ import org.springframework.context.annotation.Bean;
  * guest code sees only those the policy allows by name. A {@code Consumer<AuditEvent>} bean, if there is
  * one, is the sandbox's audit listener, and a {@code Consumer<SandboxRun>} bean gets every run the
  * tool callbacks make, with its conversation id.
+ *
+ * <p>With a Micrometer {@code MeterRegistry} bean (Spring Boot Actuator's), the sandbox's meters are bound to it
+ * ({@code polyglot-sandbox-micrometer}'s {@link SandboxMetrics}); with an {@code ObservationRegistry} bean, each
+ * run and each host tool call is observed ({@link SandboxObservations}), which Boot's tracing bridge turns into
+ * OpenTelemetry {@code execute_tool} spans. See docs/metrics-and-traces.md.
  *
  * @since 0.1.0
  */
@@ -102,6 +112,77 @@ public class PolyglotSandboxAutoConfiguration {
   public SandboxToolCallbackProvider sandboxToolCallbackProvider(PolyglotSandbox sandbox,
       ObjectProvider<Consumer<SandboxRun>> onRun) {
     return SandboxToolCallbackProvider.of(sandbox, onRun.getIfAvailable());
+  }
+
+  /**
+   * The sandbox's meters ({@link SandboxMetrics}) in the application's {@code MeterRegistry}, such as Spring Boot
+   * Actuator's, when there is one: bound once every singleton exists, so whichever auto-configuration makes the
+   * registry, and unbound with the context.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"org.polyglotsandbox.micrometer.SandboxMetrics", "io.micrometer.core.instrument.MeterRegistry"})
+  static class Metrics {
+    @Bean
+    @ConditionalOnMissingBean(name = "polyglotSandboxMetrics")
+    static SandboxBinding polyglotSandboxMetrics(ObjectProvider<PolyglotSandbox> sandbox,
+        ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry) {
+      return new SandboxBinding(() -> {
+        PolyglotSandbox s = sandbox.getIfUnique();
+        io.micrometer.core.instrument.MeterRegistry r = registry.getIfUnique();
+        return s == null || r == null ? null : SandboxMetrics.bind(s, r);
+      });
+    }
+  }
+
+  /**
+   * The sandbox's observations ({@link SandboxObservations}: an {@code execute_tool} span per run and per host
+   * tool call with Boot's tracing bridge) in the application's {@code ObservationRegistry}, when there is one.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"org.polyglotsandbox.micrometer.SandboxObservations",
+      "io.micrometer.observation.ObservationRegistry"})
+  static class Observations {
+    @Bean
+    @ConditionalOnMissingBean(name = "polyglotSandboxObservations")
+    static SandboxBinding polyglotSandboxObservations(ObjectProvider<PolyglotSandbox> sandbox,
+        ObjectProvider<io.micrometer.observation.ObservationRegistry> registry) {
+      return new SandboxBinding(() -> {
+        PolyglotSandbox s = sandbox.getIfUnique();
+        io.micrometer.observation.ObservationRegistry r = registry.getIfUnique();
+        return s == null || r == null ? null : SandboxObservations.bind(s, r);
+      });
+    }
+  }
+
+  /**
+   * Attaches something to the sandbox once every singleton exists (the registries included, whichever
+   * auto-configuration makes them) and detaches it when the context closes.
+   */
+  public static final class SandboxBinding implements SmartInitializingSingleton, DisposableBean {
+    private final java.util.function.Supplier<AutoCloseable> bind;
+    private volatile AutoCloseable bound;
+
+    SandboxBinding(java.util.function.Supplier<AutoCloseable> bind) {
+      this.bind = bind;
+    }
+
+    /** What was attached: a {@link SandboxMetrics} or {@link SandboxObservations}; null if there was no registry. */
+    public AutoCloseable bound() {
+      return bound;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+      bound = bind.get();
+    }
+
+    @Override
+    public void destroy() throws Exception {
+      AutoCloseable b = bound;
+      if (b != null) {
+        b.close();
+      }
+    }
   }
 
   static Policy policy(PolyglotSandboxProperties p) {

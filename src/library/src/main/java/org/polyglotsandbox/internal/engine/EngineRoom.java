@@ -21,6 +21,7 @@ import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 import org.polyglotsandbox.internal.audit.Auditor;
@@ -200,7 +201,7 @@ final class EngineRoom extends SandboxCore {
   }
 
   @Override
-  public ExecutionResult run(Script script, Map<String, String> inputs) {
+  public ExecutionResult run(Script script, Map<String, String> inputs, RunObserver.Run observed) {
     long called = System.nanoTime();
     awaitStarted();
     CompletableFuture<Void> turn = admission.acquire();
@@ -225,7 +226,7 @@ final class EngineRoom extends SandboxCore {
     try {
       // An interrupted caller goes the usual way: its wait for the result ends at once and cancels the run.
       run = newRun(script, inputs, called,
-          Thread.currentThread().isInterrupted() ? null : CallerThreads.current(this));
+          Thread.currentThread().isInterrupted() ? null : CallerThreads.current(this), observed);
     } catch (RuntimeException | Error e) {
       admission.release();
       throw e;
@@ -251,11 +252,12 @@ final class EngineRoom extends SandboxCore {
   }
 
   @Override
-  public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs) {
+  public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs,
+      RunObserver.Run observed) {
     long called = System.nanoTime();
     if (started.isDone()) {
       return started.isCompletedExceptionally() ? CompletableFuture.failedFuture(started.exceptionNow())
-          : runAsyncStarted(script, inputs, called);
+          : runAsyncStarted(script, inputs, called, observed);
     }
     // After a warm-up in the background; cancelling the future meanwhile drops the run.
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
@@ -267,7 +269,7 @@ final class EngineRoom extends SandboxCore {
       if (out.isDone()) {
         return;
       }
-      CompletableFuture<ExecutionResult> run = runAsyncStarted(script, inputs, called);
+      CompletableFuture<ExecutionResult> run = runAsyncStarted(script, inputs, called, observed);
       out.whenComplete((r, e) -> {
         if (out.isCancelled()) {
           run.cancel(false);
@@ -284,7 +286,8 @@ final class EngineRoom extends SandboxCore {
     return out;
   }
 
-  private CompletableFuture<ExecutionResult> runAsyncStarted(Script script, Map<String, String> inputs, long called) {
+  private CompletableFuture<ExecutionResult> runAsyncStarted(Script script, Map<String, String> inputs, long called,
+      RunObserver.Run observed) {
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
     CompletableFuture<Void> turn;
     try {
@@ -316,7 +319,7 @@ final class EngineRoom extends SandboxCore {
         return;
       }
       try {
-        GuestRun run = newRun(script, inputs, called, null);
+        GuestRun run = newRun(script, inputs, called, null, observed);
         out.whenComplete((r, e) -> {
           if (out.isCancelled()) {
             run.guard().cancel();
@@ -377,7 +380,8 @@ final class EngineRoom extends SandboxCore {
    * {@code caller} if not null (one of {@link #callerThreads}'s, calling {@code run}), otherwise on a run
    * thread.
    */
-  private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos, CallerThread caller) {
+  private GuestRun newRun(Script script, Map<String, String> inputs, long calledNanos, CallerThread caller,
+      RunObserver.Run observed) {
     WarmPool<Language, RunEnvironment> p = pool;
     Policy runPolicy = api.policyForRun(script, policy);
     Language language = script.language();
@@ -393,6 +397,7 @@ final class EngineRoom extends SandboxCore {
       GuestRun run = new GuestRun(engine, api, runPolicy, interpreterFiles, watchdog, threads, sources, script,
           inputs, toolRegistry, prepared, calledNanos, startTimeout, pythonImports);
       made[0] = run;
+      run.observeWith(observed);
       run.guard().auditTo(auditor.forRun(script.auditedAttributes()), script.label());
       script.outputListener().ifPresent(listener -> run.streamOutputTo(listener, outputDelivery()));
       active.add(run);

@@ -32,6 +32,7 @@ import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Mount;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.internal.PythonJson;
@@ -145,6 +146,8 @@ final class GuestRun {
   private final PythonImports pythonImports;
   /** The environment in use, once the guest thread has it; closed by that thread after the result. */
   private volatile RunEnvironment environment;
+  /** Told of each call of a tool's handler; set before the run starts. */
+  private volatile RunObserver.Run observed = RunObserver.Run.NONE;
 
   GuestRun(Engine engine, ApiAccess api, Policy policy, InterpreterFiles interpreterFiles, Watchdog watchdog,
       Executor threads, SourceCache sources, Script script, Map<String, String> inputs,
@@ -168,6 +171,11 @@ final class GuestRun {
     this.guard = prepared != null ? prepared.guard() : new RunGuard(watchdog.canceller());
     this.output = prepared != null ? prepared.output() : RunEnvironment.newOutput(policy.limits(), guard);
     this.meter = new RunMeter(guard, policy.limits().maxCpuTime(), policy.limits().maxAllocatedBytes());
+  }
+
+  /** Tells {@code observed} of each call of a tool's handler in this run. Call before it starts. */
+  void observeWith(RunObserver.Run observed) {
+    this.observed = observed;
   }
 
   /** Streams this run's output to {@code listener} through {@code queue} (never blocking the guest). Call before it starts. */
@@ -598,7 +606,7 @@ final class GuestRun {
     environment = env;
     step = "copying the mounts in";
     try {
-      env.startRun(api.runFiles(script), script.label(), script.attributes());
+      env.startRun(api.runFiles(script), script.label(), script.attributes(), observed);
     } catch (RunEnvironment.RunFilesDoNotFit e) {
       guard.trip(Limit.FILES, e.getMessage(), Layer.VIRTUAL_FILE_SYSTEM, false);
       return new Raw(null, null);

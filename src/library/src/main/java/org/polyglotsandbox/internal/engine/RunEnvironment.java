@@ -16,6 +16,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.internal.boundary.BoundedOutput;
 import org.polyglotsandbox.internal.boundary.GuestMeasure;
 import org.polyglotsandbox.internal.filesystem.GuestFileSystem;
@@ -186,9 +187,9 @@ final class RunEnvironment implements AutoCloseable {
    * @throws UncheckedIOException naming the mount's guest path if a mount could not be copied in
    * @throws RunFilesDoNotFit if the run's own files do not fit the file limits beside the mounts
    */
-  void startRun(List<RunFile> runFiles, String label, Map<String, String> attributes) {
+  void startRun(List<RunFile> runFiles, String label, Map<String, String> attributes, RunObserver.Run observed) {
     if (gateway != null) {
-      gateway.runContext(label, attributes);
+      gateway.runContext(label, attributes, observed);
     }
     fileSystem.copyMountsIn(); // those initialize did not copy
     try {

@@ -12,6 +12,7 @@ import org.polyglotsandbox.ExecutionResult;
 import org.polyglotsandbox.PolyglotSandbox.Isolation;
 import org.polyglotsandbox.Language;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
 
@@ -62,16 +63,25 @@ public abstract class SandboxCore implements AutoCloseable {
         + " (META-INF/services/" + Factory.class.getName() + ")");
   }
 
-  /** Runs one script and waits for it; see {@code PolyglotSandbox#run(Script)}. */
-  public abstract ExecutionResult run(Script script, Map<String, String> inputs);
+  /**
+   * Runs one script and waits for it; see {@code PolyglotSandbox#run(Script)}. {@code observed} is told of
+   * each call of a tool's handler (it never throws); the API tells it of the run's end.
+   */
+  public abstract ExecutionResult run(Script script, Map<String, String> inputs, RunObserver.Run observed);
 
-  /** Starts one script; see {@code PolyglotSandbox#runAsync(Script)}. */
-  public abstract CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs);
+  /** Starts one script; see {@code PolyglotSandbox#runAsync(Script)} and {@link #run}. */
+  public abstract CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs,
+      RunObserver.Run observed);
 
   /** Completes when the warm-up has ended; see {@code PolyglotSandbox#started()}. */
   public abstract CompletionStage<Void> started();
 
   public abstract int runningRuns();
+
+  /** Worker processes ready to take runs; see {@code PolyglotSandbox#readyWorkers()}. */
+  public int readyWorkers() {
+    return 0;
+  }
 
   public abstract int waitingRuns();
 

@@ -23,6 +23,7 @@ import org.polyglotsandbox.Layer;
 import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Operation;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.SandboxEvent.ToolCall.Status;
 import org.polyglotsandbox.SandboxEvent.ToolCall;
 import org.polyglotsandbox.Tool;
@@ -278,6 +279,7 @@ public final class ToolGateway {
   /** The run's label and attributes, which each handler call receives; set when the run starts. */
   private volatile String label = "";
   private volatile Map<String, String> attributes = Map.of();
+  private volatile RunObserver.Run observed = RunObserver.Run.NONE;
   /** Asks the guest for string lengths before arguments are copied; made once, in {@link #install}. */
   private GuestMeasure measure;
 
@@ -294,9 +296,28 @@ public final class ToolGateway {
    * Sets the run's label and attributes that handlers receive ({@link Tool.Call}); called when
    * the run starts, before its guest does, as a context prepared in advance did not know its script.
    */
-  public void runContext(String label, Map<String, String> attributes) {
+  public void runContext(String label, Map<String, String> attributes, RunObserver.Run observed) {
     this.label = label;
     this.attributes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+    this.observed = observed;
+  }
+
+  /** Calls the handler, telling the run's observer before and after, on the handler's own thread. */
+  private Object callHandler(ToolBinding tool, Map<String, Object> arguments, Tool.Call context) throws Exception {
+    RunObserver.Run o = observed;
+    if (o == RunObserver.Run.NONE) {
+      return tool.handler().call(arguments, context);
+    }
+    RunObserver.HandlerCall call = o.handlerStarted(context);
+    Throwable failure = null;
+    try {
+      return tool.handler().call(arguments, context);
+    } catch (Throwable t) {
+      failure = t;
+      throw t;
+    } finally {
+      call.ended(failure);
+    }
   }
 
   private Tool.Call context(ToolBinding tool) {
@@ -477,7 +498,7 @@ public final class ToolGateway {
     HandlerThreads.Call call;
     try {
       Tool.Call context = context(tool);
-      call = handlers.start(() -> tool.handler().call(arguments, context));
+      call = handlers.start(() -> callHandler(tool, arguments, context));
     } catch (RejectedExecutionException e) {
       throw new ExecutionException(new ToolException("too many tool calls are still running; try again later"));
     }
@@ -494,7 +515,7 @@ public final class ToolGateway {
     Throwable failure = null;
     guard.enterInlineCall(System.nanoTime() + tool.timeout().toNanos());
     try {
-      result = tool.handler().call(arguments, context(tool));
+      result = callHandler(tool, arguments, context(tool));
     } catch (Throwable t) { // anything escaping here would reach the guest as a host exception
       failure = t;
     } finally {

@@ -38,6 +38,7 @@ import org.polyglotsandbox.Limit;
 import org.polyglotsandbox.Limits;
 import org.polyglotsandbox.Outcome;
 import org.polyglotsandbox.Policy;
+import org.polyglotsandbox.PolyglotSandbox.RunObserver;
 import org.polyglotsandbox.SandboxEvent;
 import org.polyglotsandbox.Script;
 import org.polyglotsandbox.Tool;
@@ -99,6 +100,8 @@ final class WorkerRoom extends SandboxCore {
   final class Pending {
     final long key = keys.incrementAndGet();
     final Script script;
+    /** Told of each call of a tool's handler, on the host thread that calls it. */
+    final RunObserver.Run observed;
     final Map<String, String> inputs;
     final Policy runPolicy;
     final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
@@ -117,8 +120,9 @@ final class WorkerRoom extends SandboxCore {
     /** Why the host cancelled the run, once it has. */
     volatile String cancelled;
 
-    Pending(Script script, Map<String, String> inputs) {
+    Pending(Script script, Map<String, String> inputs, RunObserver.Run observed) {
       this.script = script;
+      this.observed = observed;
       this.inputs = inputs;
       this.runPolicy = api.policyForRun(script, policy);
       this.runAuditor = auditor.forRun(script.auditedAttributes());
@@ -183,8 +187,8 @@ final class WorkerRoom extends SandboxCore {
   // ---- the API ----
 
   @Override
-  public ExecutionResult run(Script script, Map<String, String> inputs) {
-    Pending p = admit(script, inputs);
+  public ExecutionResult run(Script script, Map<String, String> inputs, RunObserver.Run observed) {
+    Pending p = admit(script, inputs, observed);
     try {
       return p.result.get();
     } catch (InterruptedException e) {
@@ -210,8 +214,9 @@ final class WorkerRoom extends SandboxCore {
   }
 
   @Override
-  public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs) {
-    Pending p = admit(script, inputs);
+  public CompletableFuture<ExecutionResult> runAsync(Script script, Map<String, String> inputs,
+      RunObserver.Run observed) {
+    Pending p = admit(script, inputs, observed);
     CompletableFuture<ExecutionResult> out = new CompletableFuture<>();
     p.result.whenComplete((r, e) -> {
       if (e != null) {
@@ -228,7 +233,7 @@ final class WorkerRoom extends SandboxCore {
     return out;
   }
 
-  private Pending admit(Script script, Map<String, String> inputs) {
+  private Pending admit(Script script, Map<String, String> inputs, RunObserver.Run observed) {
     if (closed) {
       throw new IllegalStateException("sandbox is closed");
     }
@@ -236,7 +241,7 @@ final class WorkerRoom extends SandboxCore {
     if (why != null) {
       throw new IllegalStateException(why);
     }
-    Pending p = new Pending(script, inputs);
+    Pending p = new Pending(script, inputs, observed);
     synchronized (this) {
       if (waiting.size() >= settings.maxWaitingRuns() && running >= settings.maxConcurrentRuns()) {
         throw new RejectedExecutionException("the sandbox is running " + running + " runs with "
@@ -285,7 +290,8 @@ final class WorkerRoom extends SandboxCore {
   }
 
   /** Workers ready now, busy or not. */
-  synchronized int readyWorkers() {
+  @Override
+  public synchronized int readyWorkers() {
     return (int) workers.stream().filter(w -> w.ready.isDone() && !w.ready.isCompletedExceptionally() && !w.ending)
         .count();
   }
@@ -648,8 +654,18 @@ final class WorkerRoom extends SandboxCore {
       Map<String, Object> answer = new HashMap<>();
       answer.put("t", "answer");
       answer.put("call", call);
+      RunObserver.HandlerCall observedCall = p.observed.handlerStarted(info);
+      Throwable handlerFailure = null;
       try {
-        Object value = tool.contextualHandler().call(args, info);
+        Object value;
+        try {
+          value = tool.contextualHandler().call(args, info);
+        } catch (Exception | Error e) {
+          handlerFailure = e;
+          throw e;
+        } finally {
+          observedCall.ended(handlerFailure);
+        }
         try {
           answer.put("value", PlainData.toJson(value, PlainData.Format.strict(p.limits().maxResultDepth(),
               p.limits().maxResultNodes())));
