@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * settings are refused before anything runs. The probes that run sandboxes use JavaScript only, to stay
  * quick.
  */
+@Tag("slow")
 class EscapeProbeTest {
   @TempDir
   Path dir;

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * with {@code -Dsandbox.hostile.seed=SEED -Dsandbox.hostile.try=N}. {@code -Dsandbox.hostile.tries=N}
  * sets the number of cases of each share.
  */
+@Tag("slow")
 class HostileValuesPropertyTest {
   private static final long SEED = Long.getLong("sandbox.hostile.seed", new SplittableRandom().nextLong());
   private static final Integer ONLY_TRY = Integer.getInteger("sandbox.hostile.try");

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * GraalPy's {@code python-actions-pool-N-thread-M} threads stay bounded (in one load run they grew from
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * must poll for the actions itself, which it cannot without polyglot bindings access. This test holds
  * the sandbox to the bound under bursts that make three times as many contexts, and checks the threads end once the runs and the sandbox are gone.
  */
+@Tag("slow")
 class PythonActionThreadsTest {
   private static final int RUNS_AT_ONCE = 4;
   private static final int WARM = 1;

@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Python's {@code time.sleep} is the process shield's (GraalPy's own was seen charging a sleeping guest
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * sleeps as long as asked, costs the guest almost no CPU, refuses what CPython refuses, and a run's
  * deadline still stops it.
  */
+@Tag("slow")
 class PythonSleepTest {
   /** A minute, so that the runs that must answer do on a loaded machine; the long sleep gets a deadline of its own. */
   private static final Limits LIMITS = Limits.builder().wallTime(Duration.ofSeconds(60)).build();

@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * within its cap plus 3 s of wall time (slack for 2 busy cores), and memory overshoot must stay under
  * 512 MiB past the cap (a fast allocator gains at most a few hundred MiB between two checks).
  */
+@Tag("slow")
 class ResourceCapsTest {
   private static final Duration CPU = Duration.ofSeconds(1);
   private static final long MEMORY = 256L << 20; // GraalPy allocates ~70 MiB just to open a file the first time

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * {@code Context.close(true)}, where it would keep an unrelated run's deadline from firing: contexts are
  * closed on threads of their own, and the watchdog keeps every other run's limits.
  */
+@Tag("slow")
 class StuckInlineHandlerTest {
   @Test
   void aHandlerThatIgnoresInterrupts_delaysNoOtherRunsDeadline() throws Exception {

@@ -10,8 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,17 +28,7 @@ class McpHttpCliTest {
     pb.environment().put("SANDBOX_SKIP_BUILD", "1");
     Process p = pb.start();
     try {
-      Pattern serving = Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+)/mcp");
-      String base = null;
-      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      while (base == null && System.nanoTime() < deadline && p.isAlive()) {
-        Matcher m = serving.matcher(Files.readString(stderr));
-        if (m.find()) {
-          base = m.group(1);
-        } else {
-          Thread.sleep(100);
-        }
-      }
+      String base = McpServerProcess.httpBase(p, stderr);
       assertThat(base).as("the server says where it listens: %s", Files.readString(stderr)).isNotNull();
 
       try (McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(base).endpoint("/mcp")

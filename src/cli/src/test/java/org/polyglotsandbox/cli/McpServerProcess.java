@@ -9,6 +9,8 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import reactor.core.publisher.Mono;
 
 /**
@@ -28,6 +32,26 @@ import reactor.core.publisher.Mono;
 final class McpServerProcess implements AutoCloseable {
   static final Path SCRIPT = Path.of("bin/sandbox").toAbsolutePath();
   static final McpJsonMapper MAPPER = new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper());
+
+  private static final Pattern SERVING =
+      Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+)/mcp");
+
+  /**
+   * The base URL {@code bin/sandbox mcp --http :0} says on {@code stderr} it serves at, waiting for it up to
+   * three minutes while {@code server} lives; null if it never says.
+   */
+  static String httpBase(Process server, Path stderr) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (System.nanoTime() < deadline && server.isAlive()) {
+      Matcher m = SERVING.matcher(Files.readString(stderr));
+      if (m.find()) {
+        return m.group(1);
+      }
+      Thread.sleep(100);
+    }
+    Matcher m = SERVING.matcher(Files.readString(stderr));
+    return m.find() ? m.group(1) : null;
+  }
 
   final McpSyncClient client;
   final List<String> stderr = java.util.Collections.synchronizedList(new ArrayList<>());

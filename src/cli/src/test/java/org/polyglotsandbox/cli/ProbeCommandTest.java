@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the policies the project ships, prints the table or JSON, and refuses a bad policy file. The probe's
  * own rules are tested in the library ({@code EscapeProbeTest}, {@code ProbeRunnerTest}).
  */
+@Tag("slow")
 class ProbeCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

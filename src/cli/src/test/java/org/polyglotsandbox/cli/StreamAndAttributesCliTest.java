@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --attribute KEY=VALUE} (run attributes: in the audit log, never in the guest). That a streamed
  * line comes out while the run still goes is {@code SandboxScriptTest}'s, with a process.
  */
+@Tag("slow")
 class StreamAndAttributesCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.polyglotsandbox.AuditEvent;
@@ -42,6 +43,7 @@ import org.polyglotsandbox.Verdict;
  * served by the Maven repository this project builds from, so what it does with the same code (its Python
  * runs under {@code SandboxPolicy.TRUSTED}, per langchain4j#4334) was not measured here.
  */
+@Tag("slow")
 class AiServicesAgentTest {
   interface Agent {
     String chat(@MemoryId String user, @UserMessage String question);

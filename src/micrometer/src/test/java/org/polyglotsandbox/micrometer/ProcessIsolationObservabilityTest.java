@@ -8,6 +8,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.polyglotsandbox.ExecutionResult;
@@ -22,6 +23,7 @@ import org.polyglotsandbox.Script;
  * With process isolation the meters and spans are those of an in-process sandbox: runs by outcome and limit,
  * tool calls by status, denials, handler spans under the run's, and a gauge of the ready workers.
  */
+@Tag("slow")
 class ProcessIsolationObservabilityTest {
   private static PolyglotSandbox sandbox;
   private static final SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.polyglotsandbox.AuditEvent;
@@ -32,6 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  * from the sandbox's result, denied and runaway code come back as text the model reads, and the
  * conversation id reaches the run's audit events.
  */
+@Tag("slow")
 class ChatClientAgentTest {
   private static PolyglotSandbox sandbox;
   private static final List<SandboxRun> RUNS = new CopyOnWriteArrayList<>();

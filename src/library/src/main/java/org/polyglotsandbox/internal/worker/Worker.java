@@ -44,6 +44,8 @@ final class Worker {
   final CompletableFuture<Void> ready = new CompletableFuture<>();
   final long startedNanos = System.nanoTime();
   volatile long lastHeardNanos = System.nanoTime();
+  /** How full the worker said its heap was in its last beat, in permille. */
+  volatile long heapPermille;
   /** The worker JVM's process id on the host (below bubblewrap's, when walled); known once it is ready. */
   volatile long jvmPid;
   /** Runs this worker has taken; it retires at the isolation's bound. */

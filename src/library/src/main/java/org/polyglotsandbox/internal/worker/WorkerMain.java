@@ -286,7 +286,11 @@ public final class WorkerMain {
         }
         cpu.put(Long.toString(id), total);
       });
-      send(Map.of("t", "beat", "cpu", cpu));
+      // How full the heap is, in permille: a worker that goes silent with a full heap is collecting garbage
+      // it cannot free (the guest's), not frozen, and the host answers its run as out of memory.
+      var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+      long permille = heap.getMax() > 0 ? Math.min(1000, heap.getUsed() * 1000 / heap.getMax()) : 0;
+      send(Map.of("t", "beat", "cpu", cpu, "heap", permille));
     } catch (RuntimeException e) {
       System.err.println("polyglot-sandbox worker: beat failed: " + e);
     }

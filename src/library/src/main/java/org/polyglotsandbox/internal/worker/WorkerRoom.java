@@ -68,6 +68,8 @@ final class WorkerRoom extends SandboxCore {
   private static final int MAX_KEPT_EVENTS = 1_000;
   /** Workers in a row that ended before they were ready, after which the room stops trying. */
   private static final int MAX_FAILED_STARTS = 3;
+  /** A heap this full (in permille, from the worker's last beat) makes a silent worker's run out of memory. */
+  static final long FULL_HEAP_PERMILLE = 900;
   private static final AtomicInteger ROOMS = new AtomicInteger();
 
   private final Settings settings;
@@ -503,6 +505,9 @@ final class WorkerRoom extends SandboxCore {
           }
         }
         case "beat" -> {
+          if (m.get("heap") instanceof Long heap && heap >= 0 && heap <= 1000) {
+            w.heapPermille = heap;
+          }
           for (Map.Entry<String, Object> e : Wire.map(m.get("cpu")).entrySet()) {
             Pending p = w.runs.get(Long.parseLong(e.getKey()));
             if (p != null && e.getValue() instanceof Long cpu && cpu >= 0) {
@@ -723,7 +728,16 @@ final class WorkerRoom extends SandboxCore {
           continue;
         }
         if (w.busy() && now - w.lastHeardNanos > isolation.silenceTimeout().toNanos()) {
-          w.kill("it sent nothing for " + isolation.silenceTimeout());
+          Pending only = w.runs.size() == 1 ? w.runs.values().iterator().next() : null;
+          if (only != null && w.heapPermille >= FULL_HEAP_PERMILLE) {
+            // Silent with a full heap: its collector is working on what the guest holds (a frozen worker's
+            // last beat says otherwise), and the same run would do the same again: out of memory, not a retry.
+            hardStop(w, only, Limit.MEMORY, "its worker process's heap (" + (isolation.workerHeapBytes() >> 20)
+                + " MiB) was " + w.heapPermille / 10 + "% full when it stopped answering for "
+                + format(isolation.silenceTimeout()) + ", so the worker was killed");
+          } else {
+            w.kill("it sent nothing for " + isolation.silenceTimeout());
+          }
           continue;
         }
         Map<Long, Long> hostCpu = null;
