@@ -1,9 +1,6 @@
 package org.polyglotsandbox.benchmarks;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -56,14 +53,7 @@ public final class MetersCostPerRun {
       SandboxMetrics.bind(sandbox, new SimpleMeterRegistry());
       boolean observations = args.length > 1 && args[1].equals("observations");
       if (observations) {
-        ObservationRegistry registry = ObservationRegistry.create();
-        registry.observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
-          @Override
-          public boolean supportsContext(Observation.Context context) {
-            return true;
-          }
-        });
-        SandboxObservations.bind(sandbox, registry);
+        SandboxObservations.bind(sandbox, MetersOverheadBenchmark.observationRegistry());
       }
       sandbox.addRunObserver(script -> {
         clock.startAfter = System.nanoTime();
