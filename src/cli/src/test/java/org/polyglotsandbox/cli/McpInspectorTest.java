@@ -13,8 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,20 +79,10 @@ class McpInspectorTest {
          "tools": ["clock", "kv.get", "kv.put", {"name": "lookup", "file": "data/table.json"}]}""");
 
     Path stderr = dir.resolve("http-stderr");
-    ProcessBuilder pb = new ProcessBuilder(McpServerProcess.SCRIPT.toString(), "mcp", "--http", ":0", "--policy",
-        policy.toString(), "--expose-tools").redirectError(stderr.toFile()).redirectOutput(dir.resolve("http-stdout").toFile());
-    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
-    http = pb.start();
-    Pattern serving = Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+/mcp)");
-    long deadline = System.nanoTime() + START.toNanos();
-    while (endpoint == null && System.nanoTime() < deadline && http.isAlive()) {
-      Matcher m = serving.matcher(Files.readString(stderr));
-      if (m.find()) {
-        endpoint = m.group(1);
-      } else {
-        Thread.sleep(100);
-      }
-    }
+    http = McpServerProcess.startHttp(stderr, dir.resolve("http-stdout"), "--http", ":0", "--policy",
+        policy.toString(), "--expose-tools");
+    String base = McpServerProcess.httpBase(http, stderr, START);
+    endpoint = base == null ? null : base + "/mcp";
     assertThat(endpoint).as("the server says where it listens: %s", Files.readString(stderr)).isNotNull();
   }
 

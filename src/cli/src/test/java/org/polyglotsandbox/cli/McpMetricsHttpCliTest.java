@@ -34,13 +34,9 @@ class McpMetricsHttpCliTest {
   @Test
   void metricsPage_countsEveryOkJavaScriptCall_andTimesThem() throws Exception {
     Path stderr = dir.resolve("stderr");
-    ProcessBuilder pb = new ProcessBuilder(McpServerProcess.SCRIPT.toString(), "mcp", "--http", ":0", "--metrics",
-        "--workers", "1")
-        .redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout").toFile());
-    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
-    Process p = pb.start();
+    Process p = McpServerProcess.startHttp(stderr, dir.resolve("stdout"), "--http", ":0", "--metrics", "--workers", "1");
     try {
-      String base = McpServerProcess.httpBase(p, stderr);
+      String base = McpServerProcess.httpBase(p, stderr, Duration.ofMinutes(3));
       assertThat(base).as("the server says where it listens: %s", Files.readString(stderr)).isNotNull();
       assertThat(Files.readString(stderr)).contains("metrics at " + base + "/metrics");
 

@@ -11,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,20 +49,10 @@ class McpProtocolErrorsTest {
     stdio.initialize();
 
     Path stderr = dir.resolve("http-stderr");
-    ProcessBuilder pb = new ProcessBuilder(McpServerProcess.SCRIPT.toString(), "mcp", "--policy", policy.toString(),
-        "--http", ":0").redirectError(stderr.toFile()).redirectOutput(dir.resolve("http-stdout").toFile());
-    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
-    http = pb.start();
-    Pattern serving = Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+/mcp)");
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (endpoint == null && System.nanoTime() < deadline && http.isAlive()) {
-      Matcher m = serving.matcher(Files.readString(stderr));
-      if (m.find()) {
-        endpoint = URI.create(m.group(1));
-      } else {
-        Thread.sleep(100);
-      }
-    }
+    http = McpServerProcess.startHttp(stderr, dir.resolve("http-stdout"), "--policy", policy.toString(), "--http",
+        ":0");
+    String base = McpServerProcess.httpBase(http, stderr, WITHIN);
+    endpoint = base == null ? null : URI.create(base + "/mcp");
     assertThat(endpoint).as("the HTTP server says where it listens: %s", Files.readString(stderr)).isNotNull();
   }
 

@@ -37,11 +37,23 @@ final class McpServerProcess implements AutoCloseable {
       Pattern.compile("serving MCP \\(Streamable HTTP\\) at (http://127\\.0\\.0\\.1:\\d+)/mcp");
 
   /**
-   * The base URL {@code bin/sandbox mcp --http :0} says on {@code stderr} it serves at, waiting for it up to
-   * three minutes while {@code server} lives; null if it never says.
+   * Starts {@code bin/sandbox mcp ARGS} (with {@code --http} among them) as it is built, its standard error to
+   * {@code stderr} and its standard output to {@code stdout}, for {@link #httpBase} to read where it listens.
    */
-  static String httpBase(Process server, Path stderr) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+  static Process startHttp(Path stderr, Path stdout, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(SCRIPT.toString(), "mcp"));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(stdout.toFile());
+    pb.environment().put("SANDBOX_SKIP_BUILD", "1");
+    return pb.start();
+  }
+
+  /**
+   * The base URL (without {@code /mcp}) {@code bin/sandbox mcp --http :0} says on {@code stderr} it serves at,
+   * waiting for it up to {@code within} while {@code server} lives; null if it never says.
+   */
+  static String httpBase(Process server, Path stderr, Duration within) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
     while (System.nanoTime() < deadline && server.isAlive()) {
       Matcher m = SERVING.matcher(Files.readString(stderr));
       if (m.find()) {
